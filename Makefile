@@ -1,0 +1,91 @@
+# sfunwind build.
+#   make [ARCH=x86_64|arm64|s390x]   freestanding core: build/<arch>/libsfu.a
+#   make host                         the same core for the host (PIC): build/host/libsfu.a
+#   make tools                        build/tools/sfu
+#   make check                        every test suite; ends with "N passed, M failed"
+#   make fuzz [FUZZ_SECONDS=N]        the libFuzzer target, as long as asked
+#   make defconfig | menuconfig | olddefconfig
+# Every target first installs missing Debian packages (scripts/install-deps.sh).
+
+ARCH ?= x86_64
+BUILD ?= build
+KCONFIG_CONFIG ?= .config
+# Extra flags for the freestanding core, e.g. KCFLAGS=-mcmodel=kernel for a higher-half kernel.
+KCFLAGS ?=
+FUZZ_SECONDS ?= 600
+
+PYTHON := /usr/bin/python3
+HOST_CXX ?= g++
+CLANGXX ?= clang++
+
+CROSS_x86_64 :=
+CROSS_arm64 := aarch64-linux-gnu-
+CROSS_s390x := s390x-linux-gnu-
+ifeq ($(filter $(ARCH),x86_64 arm64 s390x),)
+$(error ARCH must be x86_64, arm64 or s390x, not '$(ARCH)')
+endif
+CROSS := $(CROSS_$(ARCH))
+
+# Kernel-code flags per architecture: no FP/SIMD registers, no red zone, no unaligned access.
+ARCHFLAGS_x86_64 := -mno-red-zone -mgeneral-regs-only
+ARCHFLAGS_arm64 := -mgeneral-regs-only -mstrict-align
+ARCHFLAGS_s390x := -msoft-float
+
+CONFIG_H := $(BUILD)/config/sfu_autoconf.h
+CORE_SRCS := $(sort $(wildcard src/*.cpp src/*/*.cpp))
+CORE_HDRS := $(sort $(wildcard include/sfu/*.h src/*.h src/*/*.h))
+
+WARN := -Wall -Wextra -Wshadow -Werror
+CORE_COMMON := -std=c++20 -O2 -g $(WARN) -fno-exceptions -fno-rtti -fno-threadsafe-statics \
+	-Iinclude -Isrc -I$(BUILD)/config
+FREESTANDING := -ffreestanding -nostdlib -fno-stack-protector -fno-pic -fno-pie \
+	-fno-tree-loop-distribute-patterns -fno-builtin-memcpy
+TARGET_CXXFLAGS := $(CORE_COMMON) $(FREESTANDING) $(ARCHFLAGS_$(ARCH)) $(KCFLAGS)
+HOST_CORE_CXXFLAGS := $(CORE_COMMON) -fPIC -DSFU_HOSTED=1
+
+TARGET_DIR := $(BUILD)/$(ARCH)
+TARGET_OBJS := $(patsubst %.cpp,$(TARGET_DIR)/obj/%.o,$(CORE_SRCS))
+HOST_DIR := $(BUILD)/host
+HOST_OBJS := $(patsubst %.cpp,$(HOST_DIR)/obj/%.o,$(CORE_SRCS))
+
+DEPS_STAMP := $(BUILD)/.deps-installed
+
+.PHONY: all lib host tools check fuzz deps defconfig menuconfig olddefconfig clean
+all: lib
+lib: $(TARGET_DIR)/libsfu.a
+host: $(HOST_DIR)/libsfu.a
+
+deps: $(DEPS_STAMP)
+$(DEPS_STAMP): scripts/install-deps.sh
+	@bash scripts/install-deps.sh
+	@mkdir -p $(@D) && touch $@
+
+# The config header: from .config when there is one, else from the Kconfig defaults.
+$(CONFIG_H): Kconfig scripts/kconfig.py $(wildcard $(KCONFIG_CONFIG)) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(PYTHON) scripts/kconfig.py header Kconfig $(KCONFIG_CONFIG) $@
+
+defconfig olddefconfig menuconfig: | $(DEPS_STAMP)
+	$(PYTHON) scripts/kconfig.py $@ Kconfig $(KCONFIG_CONFIG)
+
+$(TARGET_DIR)/obj/%.o: %.cpp $(CORE_HDRS) $(CONFIG_H) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CROSS)g++ $(TARGET_CXXFLAGS) -c $< -o $@
+
+$(TARGET_DIR)/libsfu.a: $(TARGET_OBJS)
+	@rm -f $@
+	$(CROSS)ar rcs $@ $^
+
+$(HOST_DIR)/obj/%.o: %.cpp $(CORE_HDRS) $(CONFIG_H) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(HOST_CXX) $(HOST_CORE_CXXFLAGS) -c $< -o $@
+
+$(HOST_DIR)/libsfu.a: $(HOST_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+include tools/tools.mk
+include tests/tests.mk
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,167 @@
+/* SFrame table decoder: validate an .sframe section once, then look up rows by PC.
+ *
+ * Freestanding and callable from C. The decoder works in place on the section bytes: it never
+ * copies, allocates or reads a byte outside the section, and reads every multi-byte field one
+ * byte at a time, so a table may sit at any alignment and in either byte order.
+ *
+ * Failure contract: every function returns an sfu_error; SFU_OK is the only success.
+ * On failure the output arguments are unspecified and must not be used.
+ */
+#ifndef SFU_SFRAME_H
+#define SFU_SFRAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Every reason the decoder can give, with the name sfu_error_name() returns.
+ * One line each; docs/errors.md says when each is raised and which test proves it. */
+#define SFU_ERRORS(X)                                                                         \
+  X(SFU_OK, "ok")                                                                             \
+  X(SFU_E_EMPTY, "empty-section")                     /* zero bytes: there is no table */     \
+  X(SFU_E_NULL_ARGUMENT, "null-argument")             /* a required pointer was NULL */       \
+  X(SFU_E_SECTION_TOO_LARGE, "section-too-large")     /* 2 GiB or more */                     \
+  X(SFU_E_TRUNCATED_HEADER, "truncated-header")       /* fewer than 28 bytes */               \
+  X(SFU_E_BAD_MAGIC, "bad-magic")                     /* neither 0xdee2 nor 0xe2de */         \
+  X(SFU_E_BAD_VERSION, "bad-version")                 /* not 1, 2 or 3 */                     \
+  X(SFU_E_VERSION_DISABLED, "version-disabled")       /* known, but off in Kconfig */         \
+  X(SFU_E_UNKNOWN_FLAGS, "unknown-flags")             /* a flag bit this version lacks */     \
+  X(SFU_E_BAD_ABI, "bad-abi")                         /* unknown ABI/arch byte */             \
+  X(SFU_E_ABI_BYTE_ORDER, "abi-byte-order-mismatch")  /* e.g. AMD64 table stored big-endian */ \
+  X(SFU_E_ABI_MISMATCH, "abi-mismatch")               /* not the ABI the caller wants */      \
+  X(SFU_E_BAD_FIXED_RA_OFFSET, "bad-fixed-ra-offset") /* AMD64 needs one, others must not */  \
+  X(SFU_E_AUXHDR_OUT_OF_BOUNDS, "auxhdr-out-of-bounds")                                       \
+  X(SFU_E_FDES_OUT_OF_BOUNDS, "fde-subsection-out-of-bounds")                                 \
+  X(SFU_E_FRES_OUT_OF_BOUNDS, "fre-subsection-out-of-bounds")                                 \
+  X(SFU_E_SUBSECTIONS_OVERLAP, "subsections-overlap")                                         \
+  X(SFU_E_ATTR_OUT_OF_BOUNDS, "fde-attributes-out-of-bounds") /* V3 record past FRE data */  \
+  X(SFU_E_BAD_FDE_INFO, "bad-fde-info")               /* reserved FDE info bits set */        \
+  X(SFU_E_BAD_FRE_TYPE, "bad-fre-type")               /* FRE address width not 1/2/4 */       \
+  X(SFU_E_BAD_FDE_TYPE, "bad-fde-type")               /* V3 FDE type not default/flex */      \
+  X(SFU_E_PCMASK_ZERO_REP, "pcmask-zero-repeat-size")                                         \
+  X(SFU_E_FUNCTION_OUTSIDE_TEXT, "function-outside-text") /* or its range wraps */            \
+  X(SFU_E_FDES_NOT_SORTED, "fdes-not-sorted")         /* sorted flag set, starts not rising */ \
+  X(SFU_E_FUNCTIONS_OVERLAP, "functions-overlap")                                             \
+  X(SFU_E_FRE_OUT_OF_BOUNDS, "fre-out-of-bounds")     /* a row runs past the FRE data */      \
+  X(SFU_E_BAD_OFFSET_SIZE, "bad-offset-size")         /* data word size code 3 */             \
+  X(SFU_E_BAD_WORD_COUNT, "bad-data-word-count")      /* too many/few words for ABI, type */  \
+  X(SFU_E_FRE_START_NOT_RISING, "fre-start-not-rising")                                       \
+  X(SFU_E_FRE_START_OUTSIDE_FUNCTION, "fre-start-outside-function")                           \
+  X(SFU_E_BAD_FLEX_RULE, "bad-flex-rule")             /* malformed V3 flexible rule */        \
+  X(SFU_E_BAD_REGISTER, "bad-register-number")        /* register number above 255 */         \
+  X(SFU_E_FRE_COUNT_MISMATCH, "fre-count-mismatch")   /* FDE row counts != header count */    \
+  X(SFU_E_FRE_LENGTH_MISMATCH, "fre-length-mismatch") /* rows do not fill fre_len exactly */  \
+  X(SFU_E_NOT_INITIALIZED, "table-not-initialized")   /* lookup on a table init refused */    \
+  X(SFU_E_NO_FUNCTION, "no-function-for-pc")          /* no FDE covers the PC */              \
+  X(SFU_E_NO_ROW, "no-row-for-pc")                    /* FDE found, PC before its first row */
+
+enum sfu_error {
+#define SFU_ERROR_ENUM(name, text) name,
+  SFU_ERRORS(SFU_ERROR_ENUM)
+#undef SFU_ERROR_ENUM
+  SFU_ERROR_COUNT
+};
+
+/* The stable short name of an error ("bad-magic"); "unknown-error" for values out of range. */
+const char *sfu_error_name(enum sfu_error err);
+
+/* ABI/arch identifiers, as stored in the header. */
+enum sfu_abi {
+  SFU_ABI_ANY = 0, /* in sfu_table_desc: host builds accept any ABI, target builds their own */
+  SFU_ABI_AARCH64_BE = 1,
+  SFU_ABI_AARCH64_LE = 2,
+  SFU_ABI_AMD64_LE = 3,
+  SFU_ABI_S390X_BE = 4,
+};
+
+/* Header flags. */
+#define SFU_F_FDE_SORTED 0x1u
+#define SFU_F_FRAME_POINTER 0x2u /* V1 and V2 only */
+#define SFU_F_FDE_FUNC_START_PCREL 0x4u /* V2 errata 1, and V3 */
+
+/* What the caller knows about the section it hands over. */
+struct sfu_table_desc {
+  const void *section;   /* the .sframe bytes */
+  size_t size;           /* their length */
+  uint64_t section_addr; /* the address the section is loaded at (function starts are relative) */
+  uint64_t text_start;   /* every function must lie in [text_start, text_end); */
+  uint64_t text_end;     /* text_end == 0 means "do not check" */
+  uint8_t abi;           /* enum sfu_abi the table must have; SFU_ABI_ANY: see above */
+};
+
+/* A validated view of one section. Fixed size, caller-owned, no pointers into anything but the
+ * section itself. Fields are read-only for callers; use the accessors below. */
+struct sfu_table {
+  const uint8_t *sec;
+  uint64_t sec_addr;
+  uint64_t text_start, text_end;
+  uint32_t sec_size;
+  uint32_t num_fdes, num_fres, fre_len;
+  uint32_t fdes_at; /* offset in the section of the FDE sub-section */
+  uint32_t fres_at; /* offset in the section of the FRE sub-section */
+  uint8_t version, flags, abi, big_endian;
+  int8_t fixed_fp_offset, fixed_ra_offset;
+  uint8_t fde_size;
+  uint8_t ready; /* 0 closed, 1 opened, 2 opened and fully validated */
+};
+
+/* Checks the header and that every sub-section lies inside the section, and fills *table.
+ * Lookups on a table opened this way never read outside the section, but a corrupt table can
+ * give wrong rows until sfu_table_validate accepts it. Returns SFU_E_EMPTY for a zero-length
+ * section: there is no table. */
+enum sfu_error sfu_table_open(struct sfu_table *table, const struct sfu_table_desc *desc);
+
+/* Checks every FDE and every row of an opened table, in time linear in the section size.
+ * On failure the table is closed: lookups return SFU_E_NOT_INITIALIZED. */
+enum sfu_error sfu_table_validate(struct sfu_table *table);
+
+/* What a kernel calls at registration: sfu_table_open, then sfu_table_validate when
+ * CONFIG_SFU_VALIDATE_ON_REGISTER is set (the default). */
+enum sfu_error sfu_table_init(struct sfu_table *table, const struct sfu_table_desc *desc);
+
+/* How one value (CFA, RA or FP of the caller) is recovered. */
+enum sfu_rule_kind {
+  SFU_RULE_UNCHANGED = 0, /* the callee has not changed it: still in its register */
+  SFU_RULE_UNDEFINED,     /* there is none: outermost frame (RA only) */
+  SFU_RULE_AT_CFA,        /* stored at CFA + offset */
+  SFU_RULE_CFA_PLUS,      /* is CFA + offset (V3 flexible rules) */
+  SFU_RULE_REGISTER,      /* is DWARF register `reg` + offset */
+  SFU_RULE_AT_REGISTER,   /* stored at DWARF register `reg` + offset */
+};
+
+struct sfu_rule {
+  uint8_t kind; /* enum sfu_rule_kind */
+  uint8_t reg;  /* DWARF register number, for the REGISTER kinds */
+  int32_t offset;
+};
+
+/* Row flags. */
+#define SFU_ROW_RA_SIGNED 0x01u    /* the saved RA carries pointer-authentication bits */
+#define SFU_ROW_SIGNAL_FRAME 0x02u /* function is a signal/exception trampoline (V3) */
+#define SFU_ROW_OUTERMOST 0x04u    /* RA undefined: the walk ends here, cleanly */
+#define SFU_ROW_PAUTH_KEY_B 0x08u  /* AArch64: signed with the B key */
+#define SFU_ROW_FLEX 0x10u         /* from a V3 flexible FDE */
+#define SFU_ROW_PCMASK 0x20u       /* from a repeating-block (PLT-like) FDE */
+
+/* The decoded rules for one PC. The CFA rule is REGISTER or AT_REGISTER (s390x offsets are
+ * already decoded: offset * 8 + 160). RA and FP use any kind. */
+struct sfu_row {
+  uint64_t func_start;
+  uint32_t func_size;
+  uint32_t row_start; /* offset of the row from func_start (inside the block for PCMASK) */
+  struct sfu_rule cfa, ra, fp;
+  uint32_t flags; /* SFU_ROW_* */
+};
+
+/* Finds the function covering pc and the row that applies to it. O(log n) over sorted FDEs;
+ * a table without SFU_F_FDE_SORTED is scanned linearly (at most num_fdes entries). */
+enum sfu_error sfu_table_find(const struct sfu_table *table, uint64_t pc, struct sfu_row *row);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SFU_SFRAME_H */

@@ -1,0 +1,52 @@
+// Bounds-checked, byte-order-aware reads from a section, one byte at a time so that no read is
+// ever unaligned. Every read takes an offset and fails (returns false) past the given limit.
+#pragma once
+
+#include <stdint.h>
+
+namespace sfu::sframe {
+
+struct Bytes {
+  const uint8_t *p;
+  uint32_t size;
+  bool big_endian;
+
+  // Reads an unsigned little/big-endian integer of n bytes (1, 2, 4 or 8) at off.
+  bool uint(uint32_t off, uint32_t n, uint64_t &out) const {
+    if (off > size || n > size - off) return false;
+    uint64_t v = 0;
+    for (uint32_t i = 0; i < n; i++) {
+      uint32_t byte = big_endian ? i : n - 1 - i;
+      v = (v << 8) | p[off + byte];
+    }
+    out = v;
+    return true;
+  }
+  bool u8(uint32_t off, uint8_t &out) const {
+    uint64_t v;
+    if (!uint(off, 1, v)) return false;
+    out = uint8_t(v);
+    return true;
+  }
+  bool u16(uint32_t off, uint16_t &out) const {
+    uint64_t v;
+    if (!uint(off, 2, v)) return false;
+    out = uint16_t(v);
+    return true;
+  }
+  bool u32(uint32_t off, uint32_t &out) const {
+    uint64_t v;
+    if (!uint(off, 4, v)) return false;
+    out = uint32_t(v);
+    return true;
+  }
+  bool u64(uint32_t off, uint64_t &out) const { return uint(off, 8, out); }
+};
+
+// Sign-extends the low `bytes` bytes of v.
+constexpr int64_t sign_extend(uint64_t v, uint32_t bytes) {
+  uint32_t shift = 64 - 8 * bytes;
+  return int64_t(v << shift) >> shift;
+}
+
+}  // namespace sfu::sframe

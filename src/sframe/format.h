@@ -1,0 +1,83 @@
+// SFrame on-disk format: every constant and bit field, listed once.
+// Facts: ../shared/reference/sframe-versions.md (V1, V2, V3), the V2 spec and V1 mail in seeds/.
+#pragma once
+
+#include <stdint.h>
+
+namespace sfu::sframe {
+
+inline constexpr uint16_t kMagic = 0xdee2;
+inline constexpr uint32_t kHeaderSize = 28;
+
+inline constexpr uint8_t kVersion1 = 1;
+inline constexpr uint8_t kVersion2 = 2;
+inline constexpr uint8_t kVersion3 = 3;
+
+// Header field offsets.
+namespace hdr {
+inline constexpr uint32_t kMagic = 0x00, kVersion = 0x02, kFlags = 0x03, kAbi = 0x04;
+inline constexpr uint32_t kFixedFp = 0x05, kFixedRa = 0x06, kAuxLen = 0x07;
+inline constexpr uint32_t kNumFdes = 0x08, kNumFres = 0x0c, kFreLen = 0x10;
+inline constexpr uint32_t kFdeOff = 0x14, kFreOff = 0x18;
+}  // namespace hdr
+
+// Flag bits each version defines.
+inline constexpr uint8_t kFlagsV1 = 0x1 | 0x2;
+inline constexpr uint8_t kFlagsV2 = 0x1 | 0x2 | 0x4;
+inline constexpr uint8_t kFlagsV3 = 0x1 | 0x4;
+
+// FDE sizes in the FDE sub-section. V3 keeps 5 more bytes at the head of each FRE chain.
+inline constexpr uint8_t kFdeSizeV1 = 17;
+inline constexpr uint8_t kFdeSizeV2 = 20;
+inline constexpr uint8_t kFdeSizeV3 = 16;
+inline constexpr uint32_t kAttrSizeV3 = 5;
+
+// FDE info byte.
+constexpr uint8_t fde_fre_type(uint8_t info) { return info & 0xf; }
+constexpr bool fde_pcmask(uint8_t info) { return (info >> 4) & 1; }
+constexpr bool fde_pauth_key_b(uint8_t info) { return (info >> 5) & 1; }
+constexpr bool fde_signal(uint8_t info) { return (info >> 7) & 1; }  // V3 only
+inline constexpr uint8_t kFdeInfoReservedV12 = 0xc0;             // bits 6-7
+inline constexpr uint8_t kFdeInfoReservedV3 = 0x40;              // bit 6
+// V3 info2 byte: low 5 bits FDE type, the rest reserved.
+constexpr uint8_t fde_type(uint8_t info2) { return info2 & 0x1f; }
+inline constexpr uint8_t kFdeInfo2Reserved = 0xe0;
+inline constexpr uint8_t kFdeTypeDefault = 0;
+inline constexpr uint8_t kFdeTypeFlex = 1;
+
+inline constexpr uint8_t kFreTypeAddr1 = 0, kFreTypeAddr2 = 1, kFreTypeAddr4 = 2;
+constexpr uint32_t fre_addr_size(uint8_t fre_type) { return 1u << fre_type; }
+
+// V1 has no repeat size; binutils 2.40 matched PCMASK rows with this fixed mask.
+inline constexpr uint32_t kV1PcmaskMask = 0xff;
+
+// FRE info byte.
+constexpr bool fre_base_sp(uint8_t info) { return info & 1; }
+constexpr uint8_t fre_word_count(uint8_t info) { return (info >> 1) & 0xf; }
+constexpr uint8_t fre_word_size_code(uint8_t info) { return (info >> 5) & 3; }
+constexpr bool fre_ra_signed(uint8_t info) { return (info >> 7) & 1; }
+inline constexpr uint8_t kWordSizeInvalid = 3;
+
+inline constexpr uint8_t kMaxWordsDefault = 3;
+inline constexpr uint8_t kMaxWordsFlex = 6;
+
+// V3 flexible rule control word.
+constexpr bool flex_reg_p(uint32_t ctl) { return ctl & 1; }
+constexpr bool flex_deref_p(uint32_t ctl) { return (ctl >> 1) & 1; }
+constexpr bool flex_unused_bit(uint32_t ctl) { return (ctl >> 2) & 1; }
+constexpr uint32_t flex_reg(uint32_t ctl) { return ctl >> 3; }
+
+// s390x: CFA offsets are stored as (offset - 160) / 8; the caller's SP is CFA - 160.
+inline constexpr int64_t kS390xCfaAdjust = 160;
+inline constexpr int64_t kS390xCfaScale = 8;
+constexpr int64_t s390x_cfa_decode(int32_t w) { return int64_t(w) * kS390xCfaScale + kS390xCfaAdjust; }
+// V2 s390x: an odd RA/FP word names a DWARF register, w >> 1.
+constexpr bool s390x_v2_is_regnum(int32_t w) { return w & 1; }
+constexpr uint32_t s390x_v2_regnum(int32_t w) { return uint32_t(w) >> 1; }
+
+// DWARF numbers of the stack and frame pointer registers, per ABI.
+inline constexpr uint8_t kAmd64Sp = 7, kAmd64Fp = 6;
+inline constexpr uint8_t kAarch64Sp = 31, kAarch64Fp = 29;
+inline constexpr uint8_t kS390xSp = 15, kS390xFp = 11;
+
+}  // namespace sfu::sframe

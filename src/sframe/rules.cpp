@@ -1,0 +1,150 @@
+// What a frame row entry means: its data words turned into CFA, RA and FP rules, by each ABI's
+// reading of the default form and by the V3 flexible form. The only place that interprets words.
+#include "sframe/table.h"
+
+namespace sfu::sframe {
+namespace {
+
+constexpr uint32_t kMaxRegister = 255;
+
+bool is_aarch64(const sfu_table &t) {
+  return t.abi == SFU_ABI_AARCH64_BE || t.abi == SFU_ABI_AARCH64_LE;
+}
+bool is_s390x(const sfu_table &t) { return t.abi == SFU_ABI_S390X_BE; }
+
+uint8_t sp_reg(const sfu_table &t) {
+  return is_aarch64(t) ? kAarch64Sp : is_s390x(t) ? kS390xSp : kAmd64Sp;
+}
+uint8_t fp_reg(const sfu_table &t) {
+  return is_aarch64(t) ? kAarch64Fp : is_s390x(t) ? kS390xFp : kAmd64Fp;
+}
+
+sfu_rule rule(sfu_rule_kind kind, uint32_t reg, int64_t offset) {
+  sfu_rule r;
+  r.kind = uint8_t(kind);
+  r.reg = uint8_t(reg);
+  r.offset = int32_t(offset);
+  return r;
+}
+
+// Where RA and FP are when a row says nothing about them: the header's fixed offsets, if any,
+// else still in their registers.
+sfu_rule default_ra(const sfu_table &t) {
+  return t.fixed_ra_offset ? rule(SFU_RULE_AT_CFA, 0, t.fixed_ra_offset) : rule(SFU_RULE_UNCHANGED, 0, 0);
+}
+sfu_rule default_fp(const sfu_table &t) {
+  return t.fixed_fp_offset ? rule(SFU_RULE_AT_CFA, 0, t.fixed_fp_offset) : rule(SFU_RULE_UNCHANGED, 0, 0);
+}
+
+int64_t cfa_offset(const sfu_table &t, int32_t w) { return is_s390x(t) ? s390x_cfa_decode(w) : w; }
+
+// V2 s390x keeps RA/FP of leaf functions in registers: an odd word is (regnum << 1) | 1.
+bool s390x_v2_register(const sfu_table &t, int32_t w) {
+  return is_s390x(t) && t.version == kVersion2 && s390x_v2_is_regnum(w);
+}
+
+// A flexible rule: [control, offset]. Base is a register (reg_p) or the CFA; deref_p loads.
+sfu_rule flex_rule(uint32_t ctl, int64_t offset) {
+  bool deref = flex_deref_p(ctl);
+  if (flex_reg_p(ctl))
+    return rule(deref ? SFU_RULE_AT_REGISTER : SFU_RULE_REGISTER, flex_reg(ctl), offset);
+  return rule(deref ? SFU_RULE_AT_CFA : SFU_RULE_CFA_PLUS, 0, offset);
+}
+
+sfu_error check_flex_control(uint32_t ctl) {
+  if (flex_unused_bit(ctl)) return SFU_E_BAD_FLEX_RULE;
+  if (flex_reg_p(ctl) && flex_reg(ctl) > kMaxRegister) return SFU_E_BAD_REGISTER;
+  return SFU_OK;
+}
+
+// Flexible rows: CFA [ctl, off], then RA [ctl, off] or one 0 word (no RA rule), then FP
+// [ctl, off]. So the count is 2 to 6, odd exactly when the RA padding word is there.
+bool flex_ra_padded(const Fre &f) { return f.count >= 3 && f.raw[2] == 0; }
+uint32_t flex_fp_index(const Fre &f) { return flex_ra_padded(f) ? 3 : 4; }
+
+sfu_error check_flex(const Fre &f) {
+  if (f.count < 2) return SFU_E_BAD_WORD_COUNT;
+  if (flex_ra_padded(f) != (f.count % 2 == 1)) return SFU_E_BAD_FLEX_RULE;
+  // The CFA must come from a register: a CFA defined from itself says nothing.
+  if (!flex_reg_p(f.raw[0])) return SFU_E_BAD_FLEX_RULE;
+  if (sfu_error e = check_flex_control(f.raw[0])) return e;
+  if (f.count >= 4 && !flex_ra_padded(f))
+    if (sfu_error e = check_flex_control(f.raw[2])) return e;
+  uint32_t fp = flex_fp_index(f);
+  if (f.count > fp)
+    if (sfu_error e = check_flex_control(f.raw[fp])) return e;
+  return SFU_OK;
+}
+
+}  // namespace
+
+sfu_error check_fre(const sfu_table &t, const Fde &fde, const Fre &f) {
+  // No words: RA undefined, the outermost frame (V2 errata 2 and V3; V1 has no such row).
+  if (f.count == 0) return t.version == kVersion1 ? SFU_E_BAD_WORD_COUNT : SFU_OK;
+  if (fde.flex()) return check_flex(f);
+  uint8_t max = t.abi == SFU_ABI_AMD64_LE ? 2 : kMaxWordsDefault;
+  if (f.count > max) return SFU_E_BAD_WORD_COUNT;
+  for (uint32_t i = 1; i < f.count; i++) {
+    int32_t w = f.word(i);
+    if (s390x_v2_register(t, w) && (w < 0 || s390x_v2_regnum(w) > kMaxRegister)) return SFU_E_BAD_REGISTER;
+  }
+  return SFU_OK;
+}
+
+sfu_error row_from_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row &row) {
+  if (sfu_error e = check_fre(t, fde, f)) return e;
+  row.func_start = fde.start;
+  row.func_size = fde.size;
+  row.row_start = f.start;
+  row.flags = 0;
+  if (fre_ra_signed(f.info)) row.flags |= SFU_ROW_RA_SIGNED;
+  if (t.version == kVersion3 && fde_signal(fde.info)) row.flags |= SFU_ROW_SIGNAL_FRAME;
+  if (is_aarch64(t) && fde_pauth_key_b(fde.info)) row.flags |= SFU_ROW_PAUTH_KEY_B;
+  if (fde.flex()) row.flags |= SFU_ROW_FLEX;
+  if (fde.pcmask()) row.flags |= SFU_ROW_PCMASK;
+
+  if (f.count == 0) {
+    row.flags |= SFU_ROW_OUTERMOST;
+    row.cfa = rule(SFU_RULE_UNDEFINED, 0, 0);
+    row.ra = rule(SFU_RULE_UNDEFINED, 0, 0);
+    row.fp = rule(SFU_RULE_UNCHANGED, 0, 0);
+    return SFU_OK;
+  }
+
+  if (fde.flex()) {
+    row.cfa = flex_rule(f.raw[0], cfa_offset(t, f.word(1)));
+    bool has_ra = f.count >= 4 && !flex_ra_padded(f);
+    row.ra = has_ra ? flex_rule(f.raw[2], f.word(3)) : default_ra(t);
+    uint32_t fp = flex_fp_index(f);
+    row.fp = f.count > fp ? flex_rule(f.raw[fp], f.word(fp + 1)) : default_fp(t);
+    return SFU_OK;
+  }
+
+  uint8_t base = fre_base_sp(f.info) ? sp_reg(t) : fp_reg(t);
+  row.cfa = rule(SFU_RULE_REGISTER, base, cfa_offset(t, f.word(0)));
+  // Which word says what: AMD64 has no RA word (fixed offset), so its FP is word 1; the
+  // others put RA in word 1 and FP in word 2.
+  uint32_t ra_word = t.abi == SFU_ABI_AMD64_LE ? 0 : 1;
+  uint32_t fp_word = ra_word + 1;
+  if (ra_word == 0 || f.count <= ra_word) {
+    row.ra = default_ra(t);
+  } else {
+    int32_t w = f.word(ra_word);
+    if (w == 0)  // s390x padding: RA not saved, FP is
+      row.ra = rule(SFU_RULE_UNCHANGED, 0, 0);
+    else if (s390x_v2_register(t, w))
+      row.ra = rule(SFU_RULE_REGISTER, s390x_v2_regnum(w), 0);
+    else
+      row.ra = rule(SFU_RULE_AT_CFA, 0, w);
+  }
+  if (f.count <= fp_word) {
+    row.fp = default_fp(t);
+  } else {
+    int32_t w = f.word(fp_word);
+    row.fp = s390x_v2_register(t, w) ? rule(SFU_RULE_REGISTER, s390x_v2_regnum(w), 0)
+                                      : rule(SFU_RULE_AT_CFA, 0, w);
+  }
+  return SFU_OK;
+}
+
+}  // namespace sfu::sframe

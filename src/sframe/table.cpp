@@ -1,0 +1,256 @@
+// sfu_table_init and the full validation: a section is checked once, at registration, and is
+// then either a table every lookup can trust or a named refusal. Never half-used.
+#include "config.h"
+#include "sframe/table.h"
+
+namespace sfu::sframe {
+namespace {
+
+// Sections of 2 GiB or more are refused, so offset arithmetic below never wraps in 32 bits.
+constexpr uint32_t kMaxSectionSize = 0x7fffffff;
+
+bool version_enabled(uint8_t v) {
+  return (v == kVersion1 && config::kVersion1) || (v == kVersion2 && config::kVersion2) ||
+         (v == kVersion3 && config::kVersion3);
+}
+
+uint8_t defined_flags(uint8_t v) {
+  return v == kVersion1 ? kFlagsV1 : v == kVersion2 ? kFlagsV2 : kFlagsV3;
+}
+
+uint8_t fde_size(uint8_t v) {
+  return v == kVersion1 ? kFdeSizeV1 : v == kVersion2 ? kFdeSizeV2 : kFdeSizeV3;
+}
+
+bool abi_known(uint8_t abi, uint8_t version) {
+  if (abi == SFU_ABI_S390X_BE) return version >= kVersion2;  // s390x arrived with V2
+  return abi >= SFU_ABI_AARCH64_BE && abi <= SFU_ABI_AMD64_LE;
+}
+
+bool abi_big_endian(uint8_t abi) { return abi == SFU_ABI_AARCH64_BE || abi == SFU_ABI_S390X_BE; }
+
+sfu_error parse_header(sfu_table &t, const sfu_table_desc &d) {
+  const uint8_t *p = static_cast<const uint8_t *>(d.section);
+  if (d.size < kHeaderSize) return SFU_E_TRUNCATED_HEADER;
+  // The magic tells the byte order: 0xdee2 stored little-endian reads e2 de.
+  bool big;
+  if (p[0] == (kMagic & 0xff) && p[1] == (kMagic >> 8))
+    big = false;
+  else if (p[0] == (kMagic >> 8) && p[1] == (kMagic & 0xff))
+    big = true;
+  else
+    return SFU_E_BAD_MAGIC;
+
+  Bytes b{p, uint32_t(d.size), big};
+  uint8_t version = p[hdr::kVersion], flags = p[hdr::kFlags], abi = p[hdr::kAbi];
+  if (version < kVersion1 || version > kVersion3) return SFU_E_BAD_VERSION;
+  if (!version_enabled(version)) return SFU_E_VERSION_DISABLED;
+  if (flags & ~defined_flags(version)) return SFU_E_UNKNOWN_FLAGS;
+  if (!abi_known(abi, version)) return SFU_E_BAD_ABI;
+  if (abi_big_endian(abi) != big) return SFU_E_ABI_BYTE_ORDER;
+  uint8_t want = d.abi != SFU_ABI_ANY ? d.abi : SFU_BUILD_ABI;
+  if (want != SFU_ABI_ANY && abi != want) return SFU_E_ABI_MISMATCH;
+
+  int8_t fixed_fp = int8_t(p[hdr::kFixedFp]), fixed_ra = int8_t(p[hdr::kFixedRa]);
+  // AMD64 keeps the RA at a fixed CFA offset and its rows never say where; the other ABIs
+  // track the RA in each row, so a fixed offset there would be ambiguous.
+  if ((abi == SFU_ABI_AMD64_LE) != (fixed_ra != 0)) return SFU_E_BAD_FIXED_RA_OFFSET;
+
+  uint32_t num_fdes = 0, num_fres = 0, fre_len = 0, fde_off = 0, fre_off = 0;
+  b.u32(hdr::kNumFdes, num_fdes);
+  b.u32(hdr::kNumFres, num_fres);
+  b.u32(hdr::kFreLen, fre_len);
+  b.u32(hdr::kFdeOff, fde_off);
+  b.u32(hdr::kFreOff, fre_off);
+
+  uint64_t size = d.size;
+  uint64_t hdr_end = uint64_t(kHeaderSize) + p[hdr::kAuxLen];
+  if (hdr_end > size) return SFU_E_AUXHDR_OUT_OF_BOUNDS;
+  uint64_t fdes_at = hdr_end + fde_off;
+  uint64_t fdes_end = fdes_at + uint64_t(num_fdes) * fde_size(version);
+  if (fdes_end > size) return SFU_E_FDES_OUT_OF_BOUNDS;
+  uint64_t fres_at = hdr_end + fre_off;
+  uint64_t fres_end = fres_at + fre_len;
+  if (fres_end > size) return SFU_E_FRES_OUT_OF_BOUNDS;
+  bool both_nonempty = fdes_end > fdes_at && fres_end > fres_at;
+  if (both_nonempty && fdes_at < fres_end && fres_at < fdes_end) return SFU_E_SUBSECTIONS_OVERLAP;
+
+  t.sec = p;
+  t.sec_size = uint32_t(d.size);
+  t.sec_addr = d.section_addr;
+  t.text_start = d.text_start;
+  t.text_end = d.text_end;
+  t.num_fdes = num_fdes;
+  t.num_fres = num_fres;
+  t.fre_len = fre_len;
+  t.fdes_at = uint32_t(fdes_at);
+  t.fres_at = uint32_t(fres_at);
+  t.version = version;
+  t.flags = flags;
+  t.abi = abi;
+  t.big_endian = big;
+  t.fixed_fp_offset = fixed_fp;
+  t.fixed_ra_offset = fixed_ra;
+  t.fde_size = fde_size(version);
+  return SFU_OK;
+}
+
+sfu_error check_fde(const sfu_table &t, const Fde &f) {
+  uint8_t reserved = t.version == kVersion3 ? kFdeInfoReservedV3 : kFdeInfoReservedV12;
+  bool aarch64 = t.abi == SFU_ABI_AARCH64_BE || t.abi == SFU_ABI_AARCH64_LE;
+  if ((f.info & reserved) || (f.info2 & kFdeInfo2Reserved)) return SFU_E_BAD_FDE_INFO;
+  if (fde_pauth_key_b(f.info) && !aarch64) return SFU_E_BAD_FDE_INFO;
+  if (f.fre_type() > kFreTypeAddr4) return SFU_E_BAD_FRE_TYPE;
+  if (fde_type(f.info2) > kFdeTypeFlex) return SFU_E_BAD_FDE_TYPE;
+  if (f.pcmask() && t.version >= kVersion2 && f.rep_size == 0) return SFU_E_PCMASK_ZERO_REP;
+  uint64_t end = f.start + f.size;
+  if (end < f.start) return SFU_E_FUNCTION_OUTSIDE_TEXT;
+  if (t.text_end != 0 && (f.start < t.text_start || end > t.text_end))
+    return SFU_E_FUNCTION_OUTSIDE_TEXT;
+  return SFU_OK;
+}
+
+// Walks one FDE's rows; returns the section offset just past them in *end.
+sfu_error check_chain(const sfu_table &t, const Fde &f, uint32_t &end) {
+  // A row may start anywhere inside the function (or the repeating block); a zero-size
+  // function (a V3 signal trampoline marker) still has its row at offset 0.
+  uint32_t limit = !f.pcmask() ? f.size : t.version == kVersion1 ? kV1PcmaskMask + 1 : f.rep_size;
+  uint32_t at = f.fres_at, prev_start = 0;
+  for (uint32_t j = 0; j < f.num_fres; j++) {
+    Fre fre;
+    if (sfu_error e = read_fre(t, f, at, fre)) return e;
+    if (sfu_error e = check_fre(t, f, fre)) return e;
+    if (j > 0 && fre.start <= prev_start) return SFU_E_FRE_START_NOT_RISING;
+    if (fre.start != 0 && fre.start >= limit) return SFU_E_FRE_START_OUTSIDE_FUNCTION;
+    prev_start = fre.start;
+    at = fre.end;
+  }
+  end = at;
+  return SFU_OK;
+}
+
+}  // namespace
+
+sfu_error read_fde(const sfu_table &t, uint32_t index, Fde &out) {
+  Bytes b = section_bytes(t);
+  uint32_t at = t.fdes_at + index * t.fde_size;  // init checked the FDE array fits
+  uint64_t start_field = 0;
+  uint32_t size = 0, fre_off = 0;
+  int64_t start_offset;
+  out.field_at = at;
+  out.info2 = 0;
+  out.rep_size = 0;
+  if (t.version == kVersion3) {
+    b.u64(at, start_field);
+    b.u32(at + 8, size);
+    b.u32(at + 12, fre_off);
+    start_offset = int64_t(start_field);
+    if (fre_off > t.fre_len || kAttrSizeV3 > t.fre_len - fre_off) return SFU_E_ATTR_OUT_OF_BOUNDS;
+    uint16_t num_fres = 0;
+    out.chain_at = t.fres_at + fre_off;
+    b.u16(out.chain_at, num_fres);
+    b.u8(out.chain_at + 2, out.info);
+    b.u8(out.chain_at + 3, out.info2);
+    b.u8(out.chain_at + 4, out.rep_size);
+    out.num_fres = num_fres;
+    out.fres_at = out.chain_at + kAttrSizeV3;
+  } else {
+    uint32_t start32 = 0;
+    b.u32(at, start32);
+    b.u32(at + 4, size);
+    b.u32(at + 8, fre_off);
+    b.u32(at + 12, out.num_fres);
+    b.u8(at + 16, out.info);
+    if (t.version == kVersion2) b.u8(at + 17, out.rep_size);
+    start_offset = int32_t(start32);
+    if (fre_off > t.fre_len) return SFU_E_FRE_OUT_OF_BOUNDS;
+    out.chain_at = out.fres_at = t.fres_at + fre_off;
+  }
+  // Start addresses count from the section, or (PCREL) from the field itself.
+  uint64_t base = t.sec_addr + ((t.flags & SFU_F_FDE_FUNC_START_PCREL) ? at : 0);
+  out.start = base + uint64_t(start_offset);
+  out.size = size;
+  return SFU_OK;
+}
+
+sfu_error read_fre(const sfu_table &t, const Fde &fde, uint32_t at, Fre &out) {
+  if (fde.fre_type() > kFreTypeAddr4) return SFU_E_BAD_FRE_TYPE;
+  // Reads are limited to the FRE sub-section, not the whole section.
+  Bytes b{t.sec, t.fres_at + t.fre_len, t.big_endian != 0};
+  if (at < t.fres_at) return SFU_E_FRE_OUT_OF_BOUNDS;
+  uint32_t addr_size = fre_addr_size(fde.fre_type());
+  uint64_t start;
+  if (!b.uint(at, addr_size, start) || !b.u8(at + addr_size, out.info))
+    return SFU_E_FRE_OUT_OF_BOUNDS;
+  uint8_t code = fre_word_size_code(out.info);
+  if (code == kWordSizeInvalid) return SFU_E_BAD_OFFSET_SIZE;
+  out.start = uint32_t(start);
+  out.word_size = uint8_t(1u << code);
+  out.count = fre_word_count(out.info);
+  if (out.count > kMaxWordsFlex) return SFU_E_BAD_WORD_COUNT;
+  uint32_t pos = at + addr_size + 1;
+  for (uint32_t i = 0; i < out.count; i++) {
+    uint64_t v;
+    if (!b.uint(pos, out.word_size, v)) return SFU_E_FRE_OUT_OF_BOUNDS;
+    out.raw[i] = uint32_t(v);
+    pos += out.word_size;
+  }
+  out.end = pos;
+  return SFU_OK;
+}
+
+sfu_error validate(const sfu_table &t) {
+  uint64_t fres_seen = 0, bytes_seen = 0;
+  Fde prev{};
+  for (uint32_t i = 0; i < t.num_fdes; i++) {
+    Fde f;
+    if (sfu_error e = read_fde(t, i, f)) return e;
+    if (sfu_error e = check_fde(t, f)) return e;
+    if ((t.flags & SFU_F_FDE_SORTED) && i > 0) {
+      if (f.start <= prev.start) return SFU_E_FDES_NOT_SORTED;
+      if (prev.start + prev.size > f.start) return SFU_E_FUNCTIONS_OVERLAP;
+    }
+    uint32_t end;
+    if (sfu_error e = check_chain(t, f, end)) return e;
+    fres_seen += f.num_fres;
+    bytes_seen += end - f.chain_at;
+    // Chains that share bytes would make this walk re-read them: stop as soon as the rows
+    // claim more than the sub-section holds, which also keeps validation linear.
+    if (bytes_seen > t.fre_len) return SFU_E_FRE_LENGTH_MISMATCH;
+    prev = f;
+  }
+  if (fres_seen != t.num_fres) return SFU_E_FRE_COUNT_MISMATCH;
+  if (bytes_seen != t.fre_len) return SFU_E_FRE_LENGTH_MISMATCH;
+  return SFU_OK;
+}
+
+}  // namespace sfu::sframe
+
+using namespace sfu::sframe;
+
+extern "C" enum sfu_error sfu_table_open(struct sfu_table *table, const struct sfu_table_desc *desc) {
+  if (!table || !desc) return SFU_E_NULL_ARGUMENT;
+  table->ready = 0;
+  if (desc->size == 0) return SFU_E_EMPTY;
+  if (!desc->section) return SFU_E_NULL_ARGUMENT;
+  if (desc->size > kMaxSectionSize) return SFU_E_SECTION_TOO_LARGE;
+  if (sfu_error e = parse_header(*table, *desc)) return e;
+  table->ready = 1;
+  return SFU_OK;
+}
+
+extern "C" enum sfu_error sfu_table_validate(struct sfu_table *table) {
+  if (!table) return SFU_E_NULL_ARGUMENT;
+  if (!table->ready) return SFU_E_NOT_INITIALIZED;
+  if (sfu_error e = validate(*table)) {
+    table->ready = 0;
+    return e;
+  }
+  table->ready = 2;
+  return SFU_OK;
+}
+
+extern "C" enum sfu_error sfu_table_init(struct sfu_table *table, const struct sfu_table_desc *desc) {
+  if (sfu_error e = sfu_table_open(table, desc)) return e;
+  return sfu::config::kValidateOnRegister ? sfu_table_validate(table) : SFU_OK;
+}

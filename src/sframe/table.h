@@ -1,0 +1,60 @@
+// Internal views of one validated table: FDEs and FREs as decoded records. The runtime uses them
+// for lookups; host tools (sfu dump) use them to print the raw encoding.
+#pragma once
+
+#include <stdint.h>
+
+#include "sfu/sframe.h"
+#include "sframe/bytes.h"
+#include "sframe/format.h"
+
+namespace sfu::sframe {
+
+struct Fde {
+  uint64_t start;     // absolute address of the function
+  uint32_t size;      // bytes of code it covers
+  uint32_t field_at;  // section offset of its start-address field
+  uint32_t chain_at;  // section offset of its FRE data (V3: the attribute record)
+  uint32_t fres_at;   // section offset of its first FRE
+  uint32_t num_fres;
+  uint8_t info;
+  uint8_t info2;     // V3 only, else 0
+  uint8_t rep_size;  // V2/V3 only, else 0
+
+  bool pcmask() const { return fde_pcmask(info); }
+  bool flex() const { return fde_type(info2) == kFdeTypeFlex; }
+  uint8_t fre_type() const { return fde_fre_type(info); }
+};
+
+struct Fre {
+  uint32_t start;  // offset from the function start
+  uint32_t end;    // section offset just past this FRE
+  uint8_t info;
+  uint8_t count;      // data words
+  uint8_t word_size;  // bytes per data word
+  uint32_t raw[kMaxWordsFlex];  // words as stored, zero-extended
+
+  int32_t word(uint32_t i) const { return int32_t(sign_extend(raw[i], word_size)); }
+};
+
+inline Bytes section_bytes(const sfu_table &t) {
+  return Bytes{t.sec, t.sec_size, t.big_endian != 0};
+}
+
+// Reads FDE `index` (< num_fdes); checks its V3 attribute record is inside the FRE data.
+sfu_error read_fde(const sfu_table &t, uint32_t index, Fde &out);
+
+// Reads the FRE at section offset `at` of function `fde`; checks it fits in the FRE data and
+// that its word size and count can be stored. Semantic checks are in check_fre.
+sfu_error read_fre(const sfu_table &t, const Fde &fde, uint32_t at, Fre &out);
+
+// Checks the data words suit the ABI, version and FDE type.
+sfu_error check_fre(const sfu_table &t, const Fde &fde, const Fre &fre);
+
+// The full validation sfu_table_init runs: every FDE, every row, counts and lengths.
+sfu_error validate(const sfu_table &t);
+
+// Turns one FRE into the rules the walker applies.
+sfu_error row_from_fre(const sfu_table &t, const Fde &fde, const Fre &fre, sfu_row &row);
+
+}  // namespace sfu::sframe

@@ -1,0 +1,58 @@
+# Tests. Included by the Makefile.
+#
+# Suites (each a line in tests/check.sh):
+#   unit          build/tests/unit_tests: GoogleTest, core built again with ASan + UBSan
+#   freestanding  nm -u on build/<arch>/libsfu.a for all three architectures
+#   dump          tests/dump/conformance.sh: sfu dump against every corpus case
+#   v1-built      tests/dump/v1_built_here.sh: gas-written V1 tables, objdump vs sfu dump
+#   fuzz          the libFuzzer target for FUZZ_CHECK_SECONDS under ASan + UBSan
+#
+# Shared test code lives in tests/support/ and is linked into every host test binary.
+
+SFU_CORPUS ?= $(abspath ../shared/conformance/sframe)
+FUZZ_CHECK_SECONDS ?= 60
+
+SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN_DIR := $(BUILD)/host-san
+SAN_OBJS := $(patsubst %.cpp,$(SAN_DIR)/obj/%.o,$(CORE_SRCS))
+
+TEST_CXXFLAGS := -std=c++20 -O1 -g -Wall -Wextra -Iinclude -Isrc -Itests -I$(BUILD)/config \
+	-DSFU_HOSTED=1 -DSFU_CORPUS_DIR='"$(SFU_CORPUS)"' $(SAN)
+SUPPORT_SRCS := $(sort $(wildcard tests/support/*.cpp))
+SUPPORT_HDRS := $(sort $(wildcard tests/support/*.h))
+UNIT_SRCS := $(sort $(wildcard tests/unit/*.cpp))
+UNIT_OBJS := $(patsubst %.cpp,$(BUILD)/tests/obj/%.o,$(UNIT_SRCS) $(SUPPORT_SRCS))
+
+$(SAN_DIR)/obj/%.o: %.cpp $(CORE_HDRS) $(CONFIG_H) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(HOST_CXX) $(HOST_CORE_CXXFLAGS) $(SAN) -c $< -o $@
+
+$(BUILD)/tests/obj/%.o: %.cpp $(CORE_HDRS) $(SUPPORT_HDRS) $(CONFIG_H) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(HOST_CXX) $(TEST_CXXFLAGS) -c $< -o $@
+
+$(BUILD)/tests/unit_tests: $(UNIT_OBJS) $(SAN_OBJS)
+	$(HOST_CXX) $(SAN) -o $@ $^ -lgtest -lgtest_main -pthread
+
+# The fuzzer: core, support and target compiled by clang with libFuzzer, ASan and UBSan.
+FUZZ_DIR := $(BUILD)/fuzz
+FUZZ_SAN := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_SRCS := $(CORE_SRCS) $(sort $(wildcard tests/fuzz/*.cpp))
+$(FUZZ_DIR)/fuzz_sframe: $(FUZZ_SRCS) $(CORE_HDRS) $(CONFIG_H) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CLANGXX) -std=c++20 -O1 -g -Iinclude -Isrc -I$(BUILD)/config -DSFU_HOSTED=1 $(FUZZ_SAN) \
+		-o $@ $(FUZZ_SRCS)
+
+.PHONY: unit-tests fuzz-build
+unit-tests: $(BUILD)/tests/unit_tests
+fuzz-build: $(FUZZ_DIR)/fuzz_sframe
+
+fuzz: $(FUZZ_DIR)/fuzz_sframe
+	bash tests/fuzz/run.sh $(FUZZ_DIR)/fuzz_sframe $(FUZZ_SECONDS) $(SFU_CORPUS)
+
+check: $(BUILD)/tests/unit_tests $(FUZZ_DIR)/fuzz_sframe tools
+	@$(MAKE) --no-print-directory ARCH=x86_64 lib
+	@$(MAKE) --no-print-directory ARCH=arm64 lib
+	@$(MAKE) --no-print-directory ARCH=s390x lib
+	@BUILD=$(BUILD) SFU_CORPUS=$(SFU_CORPUS) FUZZ_CHECK_SECONDS=$(FUZZ_CHECK_SECONDS) \
+		bash tests/check.sh
