@@ -2,6 +2,7 @@
 #
 # Suites (each a line in tests/check.sh):
 #   unit          build/tests/unit_tests: GoogleTest, core built again with ASan + UBSan
+#   variant       build/tests/variant_tests: the core built with tests/variant/minimal.config
 #   freestanding  nm -u on build/<arch>/libsfu.a for all three architectures
 #   dump          tests/dump/conformance.sh: sfu dump against every corpus case
 #   v1-built      tests/dump/v1_built_here.sh: gas-written V1 tables, objdump vs sfu dump
@@ -17,7 +18,7 @@ SAN_DIR := $(BUILD)/host-san
 SAN_OBJS := $(patsubst %.cpp,$(SAN_DIR)/obj/%.o,$(CORE_SRCS))
 
 TEST_CXXFLAGS := -std=c++20 -O1 -g -Wall -Wextra -Iinclude -Isrc -Itests -I$(BUILD)/config \
-	-DSFU_HOSTED=1 -DSFU_CORPUS_DIR='"$(SFU_CORPUS)"' $(SAN)
+	-DSFU_HOSTED=1 -DSFU_CORPUS_DIR='"$(SFU_CORPUS)"' -DSFU_SOURCE_DIR='"$(CURDIR)"' $(SAN)
 SUPPORT_SRCS := $(sort $(wildcard tests/support/*.cpp))
 SUPPORT_HDRS := $(sort $(wildcard tests/support/*.h))
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.cpp))
@@ -43,14 +44,31 @@ $(FUZZ_DIR)/fuzz_sframe: $(FUZZ_SRCS) $(CORE_HDRS) $(CONFIG_H) | $(DEPS_STAMP)
 	$(CLANGXX) -std=c++20 -O1 -g -Iinclude -Isrc -I$(BUILD)/config -DSFU_HOSTED=1 $(FUZZ_SAN) \
 		-o $@ $(FUZZ_SRCS)
 
+# The core again, built with a second configuration (tests/variant/minimal.config).
+VARIANT_DIR := $(BUILD)/variant-minimal
+VARIANT_CONFIG_H := $(VARIANT_DIR)/config/sfu_autoconf.h
+VARIANT_OBJS := $(patsubst %.cpp,$(VARIANT_DIR)/obj/%.o,$(CORE_SRCS))
+VARIANT_TEST_OBJS := $(patsubst %.cpp,$(BUILD)/tests/obj/%.o,$(sort $(wildcard tests/variant/*.cpp)) $(SUPPORT_SRCS))
+
+$(VARIANT_CONFIG_H): Kconfig scripts/kconfig.py tests/variant/minimal.config | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(PYTHON) scripts/kconfig.py header Kconfig tests/variant/minimal.config $@
+
+$(VARIANT_DIR)/obj/%.o: %.cpp $(CORE_HDRS) $(VARIANT_CONFIG_H) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(HOST_CXX) -I$(VARIANT_DIR)/config $(HOST_CORE_CXXFLAGS) $(SAN) -c $< -o $@
+
+$(BUILD)/tests/variant_tests: $(VARIANT_TEST_OBJS) $(VARIANT_OBJS)
+	$(HOST_CXX) $(SAN) -o $@ $^ -lgtest -lgtest_main -pthread
+
 .PHONY: unit-tests fuzz-build
-unit-tests: $(BUILD)/tests/unit_tests
+unit-tests: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests
 fuzz-build: $(FUZZ_DIR)/fuzz_sframe
 
 fuzz: $(FUZZ_DIR)/fuzz_sframe
 	bash tests/fuzz/run.sh $(FUZZ_DIR)/fuzz_sframe $(FUZZ_SECONDS) $(SFU_CORPUS)
 
-check: $(BUILD)/tests/unit_tests $(FUZZ_DIR)/fuzz_sframe tools
+check: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests $(FUZZ_DIR)/fuzz_sframe tools
 	@$(MAKE) --no-print-directory ARCH=x86_64 lib
 	@$(MAKE) --no-print-directory ARCH=arm64 lib
 	@$(MAKE) --no-print-directory ARCH=s390x lib

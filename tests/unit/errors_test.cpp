@@ -2,6 +2,8 @@
 // exactly that error's name. docs/errors.md points at these tests.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -395,6 +397,21 @@ TEST(Errors, NoRow) {
   sfu_row row;
   EXPECT_EQ(sfu_table_find(&table, 0x11043, &row), SFU_E_NO_ROW);
   EXPECT_EQ(sfu_table_find(&table, 0x11044, &row), SFU_OK);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Errors, EveryErrorIsDocumented) {
+  std::ifstream in(std::string(SFU_SOURCE_DIR) + "/docs/errors.md");
+  ASSERT_TRUE(in) << "docs/errors.md is missing";
+  std::stringstream ss;
+  ss << in.rdbuf();
+  for (int e = 0; e < SFU_ERROR_COUNT; e++) {
+    std::string name = std::string("`") + sfu_error_name(sfu_error(e)) + "`";
+    EXPECT_NE(ss.str().find(name), std::string::npos) << name << " is not in docs/errors.md";
+  }
 }
 
 }  // namespace

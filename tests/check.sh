@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# make check: runs every suite, shows each one's result, and ends with one line
+# "N passed, M failed" summing them all. A suite that crashes or prints no count is a failure.
+set -u
+BUILD=${BUILD:-build}
+SFU_CORPUS=${SFU_CORPUS:?}
+FUZZ_CHECK_SECONDS=${FUZZ_CHECK_SECONDS:-60}
+logs=$BUILD/check
+mkdir -p "$logs"
+
+total_pass=0
+total_fail=0
+
+# Counts from a log: GoogleTest's summary, or a final "<suite>: N passed, M failed" line.
+counts() {
+  local log=$1 p f
+  if grep -q '^\[==========\] .* ran\.' "$log"; then
+    p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) tests\?\..*/\1/p' "$log" | tail -n 1)
+    f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) tests\?, listed below:.*/\1/p' "$log" | tail -n 1)
+    echo "${p:-0} ${f:-0}"
+    return
+  fi
+  sed -n 's/^[a-z0-9-]*: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$log" | tail -n 1
+}
+
+run_suite() {
+  local name=$1
+  shift
+  local log=$logs/$name.log
+  local start=$SECONDS
+  "$@" >"$log" 2>&1
+  local rc=$?
+  local c
+  c=$(counts "$log")
+  local p=${c% *} f=${c#* }
+  if [[ -z $c ]]; then
+    p=0
+    f=1
+  elif [[ $rc -ne 0 && $f -eq 0 ]]; then
+    f=1  # exited badly after its tests: a crash or a sanitizer report
+  fi
+  printf '%-14s %5d passed, %3d failed  (%ds)\n' "$name" "$p" "$f" $((SECONDS - start))
+  if [[ $f -ne 0 ]]; then
+    grep -E '^(FAIL|\[  FAILED  \])|ERROR|runtime error' "$log" | head -n 20 | sed 's/^/    /'
+    echo "    full log: $log"
+  fi
+  total_pass=$((total_pass + p))
+  total_fail=$((total_fail + f))
+}
+
+run_suite unit "$BUILD/tests/unit_tests"
+run_suite variant "$BUILD/tests/variant_tests"
+run_suite freestanding bash tests/freestanding.sh "$BUILD"
+run_suite dump bash tests/dump/conformance.sh "$BUILD/tools/sfu" "$SFU_CORPUS"
+run_suite v1-built bash tests/dump/v1_built_here.sh "$BUILD/tools/sfu" "$BUILD/check/v1-built"
+run_suite fuzz bash tests/fuzz/run.sh "$BUILD/fuzz/fuzz_sframe" "$FUZZ_CHECK_SECONDS" "$SFU_CORPUS"
+
+echo "$total_pass passed, $total_fail failed"
+[[ $total_fail -eq 0 ]]
