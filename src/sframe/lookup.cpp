@@ -8,7 +8,7 @@ namespace {
 // The start address of FDE i, without reading the rest of it.
 uint64_t fde_start(const sfu_table &t, uint32_t i) {
   Fde f;
-  read_fde(t, i, f);  // cannot fail for the start: the FDE array was bounds-checked at init
+  read_fde(t, i, f);  // sets the start even when it refuses the rest of the descriptor
   return f.start;
 }
 

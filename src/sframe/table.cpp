@@ -133,18 +133,30 @@ sfu_error check_chain(const sfu_table &t, const Fde &f, uint32_t &end) {
 
 sfu_error read_fde(const sfu_table &t, uint32_t index, Fde &out) {
   Bytes b = section_bytes(t);
-  uint32_t at = t.fdes_at + index * t.fde_size;  // init checked the FDE array fits
+  uint32_t at = t.fdes_at + index * t.fde_size;  // open checked the FDE array fits
+  bool v3 = t.version == kVersion3;
   uint64_t start_field = 0;
-  uint32_t size = 0, fre_off = 0;
-  int64_t start_offset;
-  out.field_at = at;
-  out.info2 = 0;
-  out.rep_size = 0;
-  if (t.version == kVersion3) {
+  uint32_t start32 = 0, size = 0, fre_off = 0;
+  if (v3) {
     b.u64(at, start_field);
     b.u32(at + 8, size);
     b.u32(at + 12, fre_off);
-    start_offset = int64_t(start_field);
+  } else {
+    b.u32(at, start32);
+    b.u32(at + 4, size);
+    b.u32(at + 8, fre_off);
+  }
+  // Start addresses count from the section, or (PCREL) from the field itself. Set before any
+  // refusal below, so a lookup's binary search always compares a defined start.
+  int64_t start_offset = v3 ? int64_t(start_field) : int64_t(int32_t(start32));
+  uint64_t base = t.sec_addr + ((t.flags & SFU_F_FDE_FUNC_START_PCREL) ? at : 0);
+  out.start = base + uint64_t(start_offset);
+  out.size = size;
+  out.field_at = at;
+  out.info2 = 0;
+  out.rep_size = 0;
+  if (v3) {
+    // V3 keeps the rest of the descriptor in front of the function's rows.
     if (fre_off > t.fre_len || kAttrSizeV3 > t.fre_len - fre_off) return SFU_E_ATTR_OUT_OF_BOUNDS;
     uint16_t num_fres = 0;
     out.chain_at = t.fres_at + fre_off;
@@ -154,22 +166,13 @@ sfu_error read_fde(const sfu_table &t, uint32_t index, Fde &out) {
     b.u8(out.chain_at + 4, out.rep_size);
     out.num_fres = num_fres;
     out.fres_at = out.chain_at + kAttrSizeV3;
-  } else {
-    uint32_t start32 = 0;
-    b.u32(at, start32);
-    b.u32(at + 4, size);
-    b.u32(at + 8, fre_off);
-    b.u32(at + 12, out.num_fres);
-    b.u8(at + 16, out.info);
-    if (t.version == kVersion2) b.u8(at + 17, out.rep_size);
-    start_offset = int32_t(start32);
-    if (fre_off > t.fre_len) return SFU_E_FRE_OUT_OF_BOUNDS;
-    out.chain_at = out.fres_at = t.fres_at + fre_off;
+    return SFU_OK;
   }
-  // Start addresses count from the section, or (PCREL) from the field itself.
-  uint64_t base = t.sec_addr + ((t.flags & SFU_F_FDE_FUNC_START_PCREL) ? at : 0);
-  out.start = base + uint64_t(start_offset);
-  out.size = size;
+  b.u32(at + 12, out.num_fres);
+  b.u8(at + 16, out.info);
+  if (t.version == kVersion2) b.u8(at + 17, out.rep_size);
+  if (fre_off > t.fre_len) return SFU_E_FRE_OUT_OF_BOUNDS;
+  out.chain_at = out.fres_at = t.fres_at + fre_off;
   return SFU_OK;
 }
 
