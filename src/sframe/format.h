@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 
+#include "sfu/sframe.h"
+
 namespace sfu::sframe {
 
 inline constexpr uint16_t kMagic = 0xdee2;
@@ -79,5 +81,14 @@ constexpr uint32_t s390x_v2_regnum(int32_t w) { return uint32_t(w) >> 1; }
 inline constexpr uint8_t kAmd64Sp = 7, kAmd64Fp = 6;
 inline constexpr uint8_t kAarch64Sp = 31, kAarch64Fp = 29;
 inline constexpr uint8_t kS390xSp = 15, kS390xFp = 11;
+
+constexpr bool abi_aarch64(uint8_t abi) { return abi == SFU_ABI_AARCH64_BE || abi == SFU_ABI_AARCH64_LE; }
+constexpr bool abi_s390x(uint8_t abi) { return abi == SFU_ABI_S390X_BE; }
+constexpr uint8_t abi_sp_reg(uint8_t abi) {
+  return abi_aarch64(abi) ? kAarch64Sp : abi_s390x(abi) ? kS390xSp : kAmd64Sp;
+}
+constexpr uint8_t abi_fp_reg(uint8_t abi) {
+  return abi_aarch64(abi) ? kAarch64Fp : abi_s390x(abi) ? kS390xFp : kAmd64Fp;
+}
 
 }  // namespace sfu::sframe

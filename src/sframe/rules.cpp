@@ -7,18 +7,6 @@ namespace {
 
 constexpr uint32_t kMaxRegister = 255;
 
-bool is_aarch64(const sfu_table &t) {
-  return t.abi == SFU_ABI_AARCH64_BE || t.abi == SFU_ABI_AARCH64_LE;
-}
-bool is_s390x(const sfu_table &t) { return t.abi == SFU_ABI_S390X_BE; }
-
-uint8_t sp_reg(const sfu_table &t) {
-  return is_aarch64(t) ? kAarch64Sp : is_s390x(t) ? kS390xSp : kAmd64Sp;
-}
-uint8_t fp_reg(const sfu_table &t) {
-  return is_aarch64(t) ? kAarch64Fp : is_s390x(t) ? kS390xFp : kAmd64Fp;
-}
-
 sfu_rule rule(sfu_rule_kind kind, uint32_t reg, int64_t offset) {
   sfu_rule r;
   r.kind = uint8_t(kind);
@@ -36,11 +24,11 @@ sfu_rule default_fp(const sfu_table &t) {
   return t.fixed_fp_offset ? rule(SFU_RULE_AT_CFA, 0, t.fixed_fp_offset) : rule(SFU_RULE_UNCHANGED, 0, 0);
 }
 
-int64_t cfa_offset(const sfu_table &t, int32_t w) { return is_s390x(t) ? s390x_cfa_decode(w) : w; }
+int64_t cfa_offset(const sfu_table &t, int32_t w) { return abi_s390x(t.abi) ? s390x_cfa_decode(w) : w; }
 
 // V2 s390x keeps RA/FP of leaf functions in registers: an odd word is (regnum << 1) | 1.
 bool s390x_v2_register(const sfu_table &t, int32_t w) {
-  return is_s390x(t) && t.version == kVersion2 && s390x_v2_is_regnum(w);
+  return abi_s390x(t.abi) && t.version == kVersion2 && s390x_v2_is_regnum(w);
 }
 
 // A flexible rule: [control, offset]. Base is a register (reg_p) or the CFA; deref_p loads.
@@ -99,7 +87,7 @@ sfu_error row_from_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row
   row.flags = 0;
   if (fre_ra_signed(f.info)) row.flags |= SFU_ROW_RA_SIGNED;
   if (t.version == kVersion3 && fde_signal(fde.info)) row.flags |= SFU_ROW_SIGNAL_FRAME;
-  if (is_aarch64(t) && fde_pauth_key_b(fde.info)) row.flags |= SFU_ROW_PAUTH_KEY_B;
+  if (abi_aarch64(t.abi) && fde_pauth_key_b(fde.info)) row.flags |= SFU_ROW_PAUTH_KEY_B;
   if (fde.flex()) row.flags |= SFU_ROW_FLEX;
   if (fde.pcmask()) row.flags |= SFU_ROW_PCMASK;
 
@@ -120,7 +108,7 @@ sfu_error row_from_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row
     return SFU_OK;
   }
 
-  uint8_t base = fre_base_sp(f.info) ? sp_reg(t) : fp_reg(t);
+  uint8_t base = fre_base_sp(f.info) ? abi_sp_reg(t.abi) : abi_fp_reg(t.abi);
   row.cfa = rule(SFU_RULE_REGISTER, base, cfa_offset(t, f.word(0)));
   // Which word says what: AMD64 has no RA word (fixed offset), so its FP is word 1; the
   // others put RA in word 1 and FP in word 2.
@@ -130,7 +118,7 @@ sfu_error row_from_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row
     row.ra = default_ra(t);
   } else {
     int32_t w = f.word(ra_word);
-    if (w == 0)  // s390x padding: RA not saved, FP is
+    if (w == 0)  // padding (s390x writes it): RA not saved, but FP is
       row.ra = rule(SFU_RULE_UNCHANGED, 0, 0);
     else if (s390x_v2_register(t, w))
       row.ra = rule(SFU_RULE_REGISTER, s390x_v2_regnum(w), 0);

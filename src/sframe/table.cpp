@@ -27,7 +27,7 @@ bool abi_known(uint8_t abi, uint8_t version) {
   return abi >= SFU_ABI_AARCH64_BE && abi <= SFU_ABI_AMD64_LE;
 }
 
-bool abi_big_endian(uint8_t abi) { return abi == SFU_ABI_AARCH64_BE || abi == SFU_ABI_S390X_BE; }
+bool abi_big_endian(uint8_t abi) { return abi == SFU_ABI_AARCH64_BE || abi_s390x(abi); }
 
 sfu_error parse_header(sfu_table &t, const sfu_table_desc &d) {
   const uint8_t *p = static_cast<const uint8_t *>(d.section);
@@ -97,9 +97,8 @@ sfu_error parse_header(sfu_table &t, const sfu_table_desc &d) {
 
 sfu_error check_fde(const sfu_table &t, const Fde &f) {
   uint8_t reserved = t.version == kVersion3 ? kFdeInfoReservedV3 : kFdeInfoReservedV12;
-  bool aarch64 = t.abi == SFU_ABI_AARCH64_BE || t.abi == SFU_ABI_AARCH64_LE;
   if ((f.info & reserved) || (f.info2 & kFdeInfo2Reserved)) return SFU_E_BAD_FDE_INFO;
-  if (fde_pauth_key_b(f.info) && !aarch64) return SFU_E_BAD_FDE_INFO;
+  if (fde_pauth_key_b(f.info) && !abi_aarch64(t.abi)) return SFU_E_BAD_FDE_INFO;
   if (f.fre_type() > kFreTypeAddr4) return SFU_E_BAD_FRE_TYPE;
   if (fde_type(f.info2) > kFdeTypeFlex) return SFU_E_BAD_FDE_TYPE;
   if (f.pcmask() && t.version >= kVersion2 && f.rep_size == 0) return SFU_E_PCMASK_ZERO_REP;

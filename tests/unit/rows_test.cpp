@@ -33,7 +33,9 @@ sfu_row find(const Opened &o, uint64_t pc) {
 
 void expect_rule(const sfu_rule &r, sfu_rule_kind kind, int reg, int32_t off) {
   EXPECT_EQ(r.kind, kind);
-  if (kind == SFU_RULE_REGISTER || kind == SFU_RULE_AT_REGISTER) EXPECT_EQ(r.reg, reg);
+  if (kind == SFU_RULE_REGISTER || kind == SFU_RULE_AT_REGISTER) {
+    EXPECT_EQ(r.reg, reg);
+  }
   EXPECT_EQ(r.offset, off);
 }
 
