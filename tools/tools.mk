@@ -1,0 +1,19 @@
+# Host tools. Included by the Makefile.
+#   make tools    build/tools/sfu: every tools/*.cpp, linked with the host core
+# Hosted C++ (the standard library is fine here); the core they link is built by `make host`.
+
+TOOLS_DIR := $(BUILD)/tools
+TOOLS_SRCS := $(sort $(wildcard tools/*.cpp))
+TOOLS_HDRS := $(sort $(wildcard tools/*.h))
+TOOLS_OBJS := $(patsubst tools/%.cpp,$(TOOLS_DIR)/obj/%.o,$(TOOLS_SRCS))
+TOOLS_CXXFLAGS := -std=c++20 -O2 -g -Wall -Wextra -Werror \
+	-Iinclude -Isrc -I$(BUILD)/config -DSFU_HOSTED=1
+
+tools: $(TOOLS_DIR)/sfu
+
+$(TOOLS_DIR)/obj/%.o: tools/%.cpp $(TOOLS_HDRS) $(CORE_HDRS) $(CONFIG_H) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(HOST_CXX) $(TOOLS_CXXFLAGS) -c $< -o $@
+
+$(TOOLS_DIR)/sfu: $(TOOLS_OBJS) $(HOST_DIR)/libsfu.a
+	$(HOST_CXX) -o $@ $(TOOLS_OBJS) $(HOST_DIR)/libsfu.a
