@@ -39,9 +39,10 @@ $(BUILD)/tests/unit_tests: $(UNIT_OBJS) $(SAN_OBJS)
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_SAN := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_SRCS := $(CORE_SRCS) $(sort $(wildcard tests/fuzz/*.cpp))
-$(FUZZ_DIR)/fuzz_sframe: $(FUZZ_SRCS) $(CORE_HDRS) $(CONFIG_H) | $(DEPS_STAMP)
+FUZZ_HDRS := $(sort $(wildcard tests/support/*.h))
+$(FUZZ_DIR)/fuzz_sframe: $(FUZZ_SRCS) $(FUZZ_HDRS) $(CORE_HDRS) $(CONFIG_H) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CLANGXX) -std=c++20 -O1 -g -Iinclude -Isrc -I$(BUILD)/config -DSFU_HOSTED=1 $(FUZZ_SAN) \
+	$(CLANGXX) -std=c++20 -O1 -g -Iinclude -Isrc -Itests -I$(BUILD)/config -DSFU_HOSTED=1 $(FUZZ_SAN) \
 		-o $@ $(FUZZ_SRCS)
 
 # The core again, built with a second configuration (tests/variant/minimal.config).

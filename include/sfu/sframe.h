@@ -52,6 +52,7 @@ extern "C" {
   X(SFU_E_FRE_START_OUTSIDE_FUNCTION, "fre-start-outside-function")                           \
   X(SFU_E_BAD_FLEX_RULE, "bad-flex-rule")             /* malformed V3 flexible rule */        \
   X(SFU_E_BAD_REGISTER, "bad-register-number")        /* register number above 255 */         \
+  X(SFU_E_CFA_OFFSET_RANGE, "cfa-offset-out-of-range") /* s390x: decoded offset over 32 bits */ \
   X(SFU_E_FRE_COUNT_MISMATCH, "fre-count-mismatch")   /* FDE row counts != header count */    \
   X(SFU_E_FRE_LENGTH_MISMATCH, "fre-length-mismatch") /* rows do not fill fre_len exactly */  \
   X(SFU_E_NOT_INITIALIZED, "table-not-initialized")   /* lookup on a table init refused */    \

@@ -26,6 +26,12 @@ sfu_rule default_fp(const sfu_table &t) {
 
 int64_t cfa_offset(const sfu_table &t, int32_t w) { return abi_s390x(t.abi) ? s390x_cfa_decode(w) : w; }
 
+// s390x stores CFA offsets scaled down by 8; a 4-byte word can name one no int32 holds.
+sfu_error check_cfa_offset(const sfu_table &t, int32_t w) {
+  int64_t off = cfa_offset(t, w);
+  return off < INT32_MIN || off > INT32_MAX ? SFU_E_CFA_OFFSET_RANGE : SFU_OK;
+}
+
 // V2 s390x keeps RA/FP of leaf functions in registers: an odd word is (regnum << 1) | 1.
 bool s390x_v2_register(const sfu_table &t, int32_t w) {
   return abi_s390x(t.abi) && t.version == kVersion2 && s390x_v2_is_regnum(w);
@@ -50,12 +56,13 @@ sfu_error check_flex_control(uint32_t ctl) {
 bool flex_ra_padded(const Fre &f) { return f.count >= 3 && f.raw[2] == 0; }
 uint32_t flex_fp_index(const Fre &f) { return flex_ra_padded(f) ? 3 : 4; }
 
-sfu_error check_flex(const Fre &f) {
+sfu_error check_flex(const sfu_table &t, const Fre &f) {
   if (f.count < 2) return SFU_E_BAD_WORD_COUNT;
   if (flex_ra_padded(f) != (f.count % 2 == 1)) return SFU_E_BAD_FLEX_RULE;
   // The CFA must come from a register: a CFA defined from itself says nothing.
   if (!flex_reg_p(f.raw[0])) return SFU_E_BAD_FLEX_RULE;
   if (sfu_error e = check_flex_control(f.raw[0])) return e;
+  if (sfu_error e = check_cfa_offset(t, f.word(1))) return e;
   if (f.count >= 4 && !flex_ra_padded(f))
     if (sfu_error e = check_flex_control(f.raw[2])) return e;
   uint32_t fp = flex_fp_index(f);
@@ -69,9 +76,10 @@ sfu_error check_flex(const Fre &f) {
 sfu_error check_fre(const sfu_table &t, const Fde &fde, const Fre &f) {
   // No words: RA undefined, the outermost frame (V2 errata 2 and V3; V1 has no such row).
   if (f.count == 0) return t.version == kVersion1 ? SFU_E_BAD_WORD_COUNT : SFU_OK;
-  if (fde.flex()) return check_flex(f);
+  if (fde.flex()) return check_flex(t, f);
   uint8_t max = t.abi == SFU_ABI_AMD64_LE ? 2 : kMaxWordsDefault;
   if (f.count > max) return SFU_E_BAD_WORD_COUNT;
+  if (sfu_error e = check_cfa_offset(t, f.word(0))) return e;
   for (uint32_t i = 1; i < f.count; i++) {
     int32_t w = f.word(i);
     if (s390x_v2_register(t, w) && (w < 0 || s390x_v2_regnum(w) > kMaxRegister)) return SFU_E_BAD_REGISTER;

@@ -327,6 +327,18 @@ TEST(Errors, BadRegister) {
   EXPECT_EQ(init_error(build_section(s)), "bad-register-number");
 }
 
+TEST(Errors, CfaOffsetOutOfRange) {
+  TableSpec t = sample_table(2, SFU_ABI_S390X_BE);
+  t.fdes[0].fres[0].words = {0x0fffffeb};  // 0x0fffffeb * 8 + 160 = INT32_MAX - 7: fits
+  EXPECT_EQ(init_error(build_section(t)), "ok");
+  t.fdes[0].fres[0].words = {0x10000000};
+  EXPECT_EQ(init_error(build_section(t)), "cfa-offset-out-of-range");
+  TableSpec flex = sample_table(3, SFU_ABI_S390X_BE);
+  flex.fdes[1].flex = true;
+  flex.fdes[1].fres = {{0, {(15 << 3) | 1, -0x10000000 - 21}}};
+  EXPECT_EQ(init_error(build_section(flex)), "cfa-offset-out-of-range");
+}
+
 TEST(Errors, FreCountMismatch) {
   auto sec = sample();
   uint32_t n = sec[0x0c];

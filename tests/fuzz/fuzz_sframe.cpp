@@ -1,0 +1,207 @@
+// libFuzzer target: arbitrary bytes as an .sframe section, opened, looked up, validated and
+// looked up again. Every call must return a named error; rows must be sane; a table validation
+// accepted must answer consistently with its own FDEs. Any breach aborts, which libFuzzer
+// records as a crash with the input that caused it.
+//
+// Input layout: kParamBytes of parameters, then the section (copied into an allocation of
+// exactly its size, so ASan sees any read past it).
+//   [0]      mode: bit 0 check a text range; bits 1-3 the ABI asked for (5-7: none exists)
+//   [1, 9)   section address, little-endian
+//   [9, 13)  text start, as a distance below the section address
+//   [13, 17) text length
+//   [17, 25) a PC to look up
+//   [25, 33) two more PCs, as signed 32-bit distances from the section address
+// tests/fuzz/run.sh writes seeds in this layout from the conformance corpus.
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <initializer_list>
+
+#include "config.h"
+#include "sfu/sframe.h"
+#include "support/error_classes.h"
+
+namespace {
+
+constexpr size_t kParamBytes = 33;
+constexpr uint32_t kMaxProbedFdes = 1024;  // keeps one input's work bounded
+
+[[noreturn]] void die(const char *what, uint64_t pc, sfu_error e) {
+  fprintf(stderr, "fuzz_sframe: %s (pc 0x%llx, result %d \"%s\")\n", what, static_cast<unsigned long long>(pc),
+          int(e), sfu_error_name(e));
+  abort();
+}
+
+uint64_t le(const uint8_t *p, unsigned n) {
+  uint64_t v = 0;
+  for (unsigned i = 0; i < n; i++) v |= uint64_t(p[i]) << (8 * i);
+  return v;
+}
+
+void require_named(sfu_error e, const char *call) {
+  if (!sfu::test::is_named(e)) die(call, 0, e);
+}
+
+// One FDE's function, read straight from the bytes the opened table points at.
+struct Func {
+  uint64_t start;
+  uint32_t size;
+  bool covers(uint64_t pc) const { return pc >= start && pc - start < size; }
+};
+
+uint64_t field(const sfu_table &t, uint32_t at, unsigned n) {
+  uint64_t v = 0;
+  for (unsigned i = 0; i < n; i++) v = (v << 8) | t.sec[at + (t.big_endian ? i : n - 1 - i)];
+  return v;
+}
+
+Func func_at(const sfu_table &t, uint32_t i) {
+  uint32_t at = t.fdes_at + i * t.fde_size;  // open checked the FDE array is inside the section
+  bool v3 = t.version == 3;
+  int64_t rel = v3 ? int64_t(field(t, at, 8)) : int64_t(int32_t(uint32_t(field(t, at, 4))));
+  uint64_t base = t.sec_addr + ((t.flags & SFU_F_FDE_FUNC_START_PCREL) ? at : 0);
+  return Func{base + uint64_t(rel), uint32_t(field(t, at + (v3 ? 8 : 4), 4))};
+}
+
+void check_row(const sfu_table &t, uint64_t pc, const sfu_row &r, sfu_error e) {
+  if (pc < r.func_start || pc - r.func_start >= r.func_size) die("row's function does not cover pc", pc, e);
+  if (r.row_start > pc - r.func_start) die("row starts after pc", pc, e);
+  for (const sfu_rule *rule : {&r.cfa, &r.ra, &r.fp})
+    if (rule->kind > SFU_RULE_AT_REGISTER) die("rule kind out of range", pc, e);
+  if (r.flags & ~uint32_t(0x3f)) die("unknown row flag", pc, e);
+  bool outermost = r.flags & SFU_ROW_OUTERMOST;
+  if (outermost != (r.ra.kind == SFU_RULE_UNDEFINED)) die("RA undefined iff outermost broken", pc, e);
+  if (!outermost && r.cfa.kind != SFU_RULE_REGISTER && r.cfa.kind != SFU_RULE_AT_REGISTER)
+    die("CFA rule not register-based", pc, e);
+  if ((r.flags & (SFU_ROW_SIGNAL_FRAME | SFU_ROW_FLEX)) && t.version != 3) die("V3 flag in older row", pc, e);
+}
+
+// Field by field: the structs have padding.
+bool same_rule(const sfu_rule &a, const sfu_rule &b) {
+  return a.kind == b.kind && a.reg == b.reg && a.offset == b.offset;
+}
+bool same_row(const sfu_row &a, const sfu_row &b) {
+  return a.func_start == b.func_start && a.func_size == b.func_size && a.row_start == b.row_start &&
+         a.flags == b.flags && same_rule(a.cfa, b.cfa) && same_rule(a.ra, b.ra) && same_rule(a.fp, b.fp);
+}
+
+struct Run {
+  const sfu_table &t;
+  bool validated;
+  uint64_t text_start, text_end;
+
+  void find(uint64_t pc) {
+    sfu_row row;
+    memset(&row, 0x77, sizeof row);
+    sfu_error e = sfu_table_find(&t, pc, &row);
+    require_named(e, "sfu_table_find");
+    if (e != SFU_OK && !sfu::test::is_lookup_error(e)) die("lookup gave a table-level error", pc, e);
+    bool in_text = text_end == 0 || (pc >= text_start && pc < text_end);
+    if (!in_text && e != SFU_E_NO_FUNCTION) die("pc outside text found something", pc, e);
+    if (e == SFU_OK) check_row(t, pc, row, e);
+    if (!validated) return;
+    if (e != SFU_OK && e != SFU_E_NO_FUNCTION && e != SFU_E_NO_ROW) die("validated table gave a record error", pc, e);
+    if (!in_text) return;
+    // The function found must be one of the table's, and one is found iff one covers pc.
+    bool sorted = t.flags & SFU_F_FDE_SORTED;
+    uint32_t n = t.num_fdes < kMaxProbedFdes ? t.num_fdes : kMaxProbedFdes;
+    if (t.num_fdes > n) return;  // too big to check exhaustively
+    bool covered = false, named = e != SFU_OK;
+    Func last{0, 0};
+    bool any_before = false;
+    for (uint32_t i = 0; i < n; i++) {
+      Func f = func_at(t, i);
+      if (f.start <= pc) last = f, any_before = true;
+      if (!sorted && f.covers(pc)) {
+        covered = true;
+        if (e == SFU_OK && f.start == row.func_start && f.size == row.func_size) named = true;
+      }
+    }
+    if (sorted) {
+      covered = any_before && last.covers(pc);
+      named = e != SFU_OK || (last.start == row.func_start && last.size == row.func_size);
+    }
+    if (covered != (e != SFU_E_NO_FUNCTION)) die("function found iff one covers pc: broken", pc, e);
+    if (!named) die("row names a function the table does not have there", pc, e);
+  }
+
+  // The given PCs, then each function's edges, and the start of each row found.
+  void sweep(const uint64_t *pcs, size_t npcs) {
+    for (size_t i = 0; i < npcs; i++) find(pcs[i]);
+    uint32_t n = t.num_fdes < kMaxProbedFdes ? t.num_fdes : kMaxProbedFdes;
+    for (uint32_t i = 0; i < n; i++) {
+      Func f = func_at(t, i);
+      uint64_t end = f.start + f.size;
+      for (uint64_t pc : {f.start - 1, f.start, f.start + 1, end - 1, end, end + 1}) find(pc);
+      sfu_row row, again;
+      if (sfu_table_find(&t, end - 1, &row) != SFU_OK) continue;
+      uint64_t row_pc = row.func_start + row.row_start;
+      find(row_pc);
+      // A validated sorted table: the row's own start PC gives the very same row.
+      bool sorted = t.flags & SFU_F_FDE_SORTED;
+      if (validated && sorted && !(row.flags & SFU_ROW_PCMASK) &&
+          (sfu_table_find(&t, row_pc, &again) != SFU_OK || !same_row(row, again)))
+        die("a row's start pc gives another row", row_pc, SFU_OK);
+    }
+  }
+};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  uint8_t params[kParamBytes] = {};
+  memcpy(params, data, size < kParamBytes ? size : kParamBytes);
+  size_t n = size > kParamBytes ? size - kParamBytes : 0;
+  uint8_t *section = new uint8_t[n];
+  if (n) memcpy(section, data + kParamBytes, n);
+
+  uint64_t sec_addr = le(params + 1, 8);
+  uint64_t text_start = sec_addr - le(params + 9, 4);
+  uint64_t text_end = (params[0] & 1) ? text_start + le(params + 13, 4) : 0;
+  sfu_table_desc desc;
+  desc.section = section;
+  desc.size = n;
+  desc.section_addr = sec_addr;
+  desc.text_start = text_start;
+  desc.text_end = text_end;
+  desc.abi = uint8_t((params[0] >> 1) & 7);
+  uint64_t pcs[] = {le(params + 17, 8),
+                    sec_addr + uint64_t(int64_t(int32_t(le(params + 25, 4)))),
+                    sec_addr + uint64_t(int64_t(int32_t(le(params + 29, 4)))),
+                    0,
+                    ~0ull,
+                    text_start,
+                    text_end - 1,
+                    text_end};
+
+  sfu_table opened;
+  memset(&opened, 0xa5, sizeof opened);
+  sfu_error e_open = sfu_table_open(&opened, &desc);
+  require_named(e_open, "sfu_table_open");
+  sfu_row row;
+  sfu_error e_val = e_open;
+  if (e_open != SFU_OK) {
+    if (sfu_table_find(&opened, 0, &row) != SFU_E_NOT_INITIALIZED) die("refused table answers lookups", 0, e_open);
+  } else {
+    Run{opened, false, text_start, text_end}.sweep(pcs, sizeof pcs / sizeof pcs[0]);
+    sfu_table validated = opened;
+    e_val = sfu_table_validate(&validated);
+    require_named(e_val, "sfu_table_validate");
+    if (e_val == SFU_OK)
+      Run{validated, true, text_start, text_end}.sweep(pcs, sizeof pcs / sizeof pcs[0]);
+    else if (sfu_table_find(&validated, 0, &row) != SFU_E_NOT_INITIALIZED)
+      die("table validation refused answers lookups", 0, e_val);
+  }
+
+  // init is open followed, when configured, by validate.
+  sfu_table inited;
+  sfu_error e_init = sfu_table_init(&inited, &desc);
+  require_named(e_init, "sfu_table_init");
+  sfu_error want = e_open != SFU_OK ? e_open : sfu::config::kValidateOnRegister ? e_val : SFU_OK;
+  if (e_init != want) die("init disagrees with open + validate", 0, e_init);
+
+  delete[] section;
+  return 0;
+}
