@@ -39,7 +39,7 @@ WARN := -Wall -Wextra -Wshadow -Werror
 CORE_COMMON := -std=c++20 -O2 -g $(WARN) -fno-exceptions -fno-rtti -fno-threadsafe-statics \
 	-Iinclude -Isrc -I$(BUILD)/config
 FREESTANDING := -ffreestanding -nostdlib -fno-stack-protector -fno-pic -fno-pie \
-	-fno-tree-loop-distribute-patterns -fno-builtin-memcpy
+	-fno-tree-loop-distribute-patterns
 TARGET_CXXFLAGS := $(CORE_COMMON) $(FREESTANDING) $(ARCHFLAGS_$(ARCH)) $(KCFLAGS)
 HOST_CORE_CXXFLAGS := $(CORE_COMMON) -fPIC -DSFU_HOSTED=1
 

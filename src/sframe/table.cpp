@@ -111,8 +111,9 @@ sfu_error check_fde(const sfu_table &t, const Fde &f) {
 
 // Walks one FDE's rows; returns the section offset just past them in *end.
 sfu_error check_chain(const sfu_table &t, const Fde &f, uint32_t &end) {
-  // A row may start anywhere inside the function (or the repeating block); a zero-size
-  // function (a V3 signal trampoline marker) still has its row at offset 0.
+  // A row may start anywhere up to the function's (or the repeating block's) end: gas emits a
+  // row at the very end when a CFI directive follows the last instruction, and a zero-size
+  // function (a V3 signal trampoline marker) has its row at offset 0. Such rows match no PC.
   uint32_t limit = !f.pcmask() ? f.size : t.version == kVersion1 ? kV1PcmaskMask + 1 : f.rep_size;
   uint32_t at = f.fres_at, prev_start = 0;
   for (uint32_t j = 0; j < f.num_fres; j++) {
@@ -120,7 +121,7 @@ sfu_error check_chain(const sfu_table &t, const Fde &f, uint32_t &end) {
     if (sfu_error e = read_fre(t, f, at, fre)) return e;
     if (sfu_error e = check_fre(t, f, fre)) return e;
     if (j > 0 && fre.start <= prev_start) return SFU_E_FRE_START_NOT_RISING;
-    if (fre.start != 0 && fre.start >= limit) return SFU_E_FRE_START_OUTSIDE_FUNCTION;
+    if (fre.start > limit) return SFU_E_FRE_START_OUTSIDE_FUNCTION;
     prev_start = fre.start;
     at = fre.end;
   }

@@ -294,11 +294,13 @@ TEST(Errors, FreStartNotRising) {
 
 TEST(Errors, FreStartOutsideFunction) {
   TableSpec t = sample_table(3, SFU_ABI_AMD64_LE);
-  t.fdes[1].fres[1].start = t.fdes[1].size;
+  t.fdes[1].fres[1].start = t.fdes[1].size;  // at the very end: allowed, matches no PC
+  EXPECT_EQ(init_error(build_section(t)), "ok");
+  t.fdes[1].fres[1].start = t.fdes[1].size + 1;
   EXPECT_EQ(init_error(build_section(t)), "fre-start-outside-function");
   TableSpec mask = sample_table(2, SFU_ABI_AMD64_LE);
   mask.fdes[1].pcmask = true;
-  mask.fdes[1].rep_size = 4;  // the row at 4 is outside a 4-byte block
+  mask.fdes[1].rep_size = 3;  // the row at 4 is past a 3-byte block
   EXPECT_EQ(init_error(build_section(mask)), "fre-start-outside-function");
 }
 
