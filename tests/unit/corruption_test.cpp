@@ -10,9 +10,10 @@
 //     lookup-time error or a sane row (check_row);
 //   - a table validation accepted answers consistently with an independent parse of its FDEs
 //     (parse_layout): the right function, only ok / no-function / no-row, rows that reproduce.
-// Generated tables (random but well formed, every version and ABI) must decode exactly as a
-// model of the format says, and are damaged the same way. Seeds are fixed: every run does the
-// same ~150,000 sections and ~20 million lookups, in about ten seconds under ASan.
+// Generated tables (random but well formed, every version and ABI: support/random_tables.h)
+// must decode exactly as a model of the format says, and are damaged the same way. Seeds are
+// fixed: every run does the same ~150,000 sections and ~20 million lookups, in about ten seconds
+// under ASan.
 #include <gtest/gtest.h>
 #include <stdint.h>
 #include <string.h>
@@ -31,45 +32,28 @@
 #include "sfu/sframe.h"
 #include "support/corpus.h"
 #include "support/error_classes.h"
+#include "support/random_tables.h"
 
 namespace {
 
 using Bytes = std::vector<uint8_t>;
+using sfu::test::encode;
+using sfu::test::flex_control;
+using sfu::test::GenFunc;
+using sfu::test::generate;
+using sfu::test::GenRow;
+using sfu::test::GenTable;
+using sfu::test::get_uint;
 using sfu::test::is_lookup_error;
 using sfu::test::is_named;
+using sfu::test::put_uint;
+using sfu::test::Rng;
 
 std::string hex(uint64_t v) {
   char buf[24];
   snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
   return buf;
 }
-
-// ---------------------------------------------------------------------------------------------
-// Raw field access in the table's byte order, for building and damaging sections.
-
-uint64_t get(const uint8_t *p, size_t off, unsigned width, bool big) {
-  uint64_t v = 0;
-  for (unsigned i = 0; i < width; i++) v = (v << 8) | p[off + (big ? i : width - 1 - i)];
-  return v;
-}
-void put(Bytes &b, size_t off, uint64_t v, unsigned width, bool big) {
-  for (unsigned i = 0; i < width; i++) b[off + (big ? width - 1 - i : i)] = uint8_t(v >> (8 * i));
-}
-
-// Deterministic random numbers (splitmix64): the same sequence on every host.
-struct Rng {
-  uint64_t s;
-  explicit Rng(uint64_t seed) : s(seed) {}
-  uint64_t next() {
-    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  uint64_t below(uint64_t n) { return n ? next() % n : 0; }
-  bool one_in(uint64_t n) { return below(n) == 0; }
-  int64_t range(int64_t lo, int64_t hi) { return lo + int64_t(below(uint64_t(hi - lo) + 1)); }
-};
 
 // ---------------------------------------------------------------------------------------------
 // An independent reading of the header and FDE index, written from the format notes rather than
@@ -119,11 +103,11 @@ std::optional<Layout> parse_layout(const uint8_t *p, size_t n, uint64_t sec_addr
   l.abi = p[4];
   l.aux_len = p[7];
   if (l.version < 1 || l.version > 3) return std::nullopt;
-  l.num_fdes = uint32_t(get(p, 8, 4, l.big));
-  l.num_fres = uint32_t(get(p, 12, 4, l.big));
-  l.fre_len = uint32_t(get(p, 16, 4, l.big));
-  l.fde_off = uint32_t(get(p, 20, 4, l.big));
-  l.fre_off = uint32_t(get(p, 24, 4, l.big));
+  l.num_fdes = uint32_t(get_uint(p, 8, 4, l.big));
+  l.num_fres = uint32_t(get_uint(p, 12, 4, l.big));
+  l.fre_len = uint32_t(get_uint(p, 16, 4, l.big));
+  l.fde_off = uint32_t(get_uint(p, 20, 4, l.big));
+  l.fre_off = uint32_t(get_uint(p, 24, 4, l.big));
   l.hdr_end = kHeaderSize + l.aux_len;
   l.fde_size = l.version == 1 ? 17 : l.version == 2 ? 20 : 16;
   l.fdes_at = uint64_t(l.hdr_end) + l.fde_off;
@@ -136,16 +120,16 @@ std::optional<Layout> parse_layout(const uint8_t *p, size_t n, uint64_t sec_addr
     f.field_at = uint32_t(l.fdes_at + uint64_t(i) * l.fde_size);
     int64_t rel;
     if (l.version == 3) {
-      rel = int64_t(get(p, f.field_at, 8, l.big));
-      f.size = uint32_t(get(p, f.field_at + 8, 4, l.big));
-      f.fre_off = uint32_t(get(p, f.field_at + 12, 4, l.big));
+      rel = int64_t(get_uint(p, f.field_at, 8, l.big));
+      f.size = uint32_t(get_uint(p, f.field_at + 8, 4, l.big));
+      f.fre_off = uint32_t(get_uint(p, f.field_at + 12, 4, l.big));
       uint64_t attr = l.fres_at + f.fre_off;
       f.has_attr = uint64_t(f.fre_off) + 5 <= l.fre_len;
       f.attr_at = f.has_attr ? uint32_t(attr) : 0;
     } else {
-      rel = int32_t(uint32_t(get(p, f.field_at, 4, l.big)));
-      f.size = uint32_t(get(p, f.field_at + 4, 4, l.big));
-      f.fre_off = uint32_t(get(p, f.field_at + 8, 4, l.big));
+      rel = int32_t(uint32_t(get_uint(p, f.field_at, 4, l.big)));
+      f.size = uint32_t(get_uint(p, f.field_at + 4, 4, l.big));
+      f.fre_off = uint32_t(get_uint(p, f.field_at + 8, 4, l.big));
     }
     f.start = sec_addr + (pcrel ? f.field_at : 0) + uint64_t(rel);
     l.fdes.push_back(f);
@@ -527,13 +511,13 @@ void set_field(const Original &o, const std::string &what, const Field &f, const
                const Where &w, const Visit &visit) {
   const Layout &l = o.layout;
   uint64_t mask = f.width == 8 ? ~0ull : (1ull << (8 * f.width)) - 1;
-  uint64_t orig = get(o.bytes.data(), f.at, f.width, l.big);
+  uint64_t orig = get_uint(o.bytes.data(), f.at, f.width, l.big);
   std::set<uint64_t> seen;
   Bytes b = o.bytes;
   for (int64_t v : values) {
     uint64_t m = uint64_t(v) & mask;
     if (m == orig || !seen.insert(m).second) continue;
-    put(b, f.at, m, f.width, l.big);
+    put_uint(b, f.at, m, f.width, l.big);
     std::string text = what + " " + f.name + " = " + hex(m) + (w.text_end ? " (text checked)" : "");
     visit(o.name + " " + text, b, w);
   }
@@ -552,7 +536,7 @@ void mutate_header_fields(const Original &o, const Visit &visit) {
                           {"fre_len", 16, 4},  {"fde_off", 20, 4},  {"fre_off", 24, 4}};
   for (const Field &f : fields) {
     std::vector<int64_t> v = common;
-    uint64_t orig = get(o.bytes.data(), f.at, f.width, l.big);
+    uint64_t orig = get_uint(o.bytes.data(), f.at, f.width, l.big);
     v.push_back(int64_t(orig) + 1);
     v.push_back(int64_t(orig) - 1);
     std::string name = f.name;
@@ -604,7 +588,7 @@ void mutate_fde_fields(const Original &o, const Visit &visit) {
       uint32_t count_at = v3 ? f.attr_at : f.field_at + 12;
       uint32_t info_at = v3 ? f.attr_at + 2 : f.field_at + 16;
       if (v3 && !f.has_attr) continue;
-      uint64_t rows = get(o.bytes.data(), count_at, v3 ? 2 : 4, l.big);
+      uint64_t rows = get_uint(o.bytes.data(), count_at, v3 ? 2 : 4, l.big);
       set_field(o, what, {"num_fres", count_at, v3 ? 2u : 4u},
                 {0, 1, -1, int64_t(rows) + 1, int64_t(rows) - 1, int64_t(l.num_fres), n, 0x7fffffff}, w, visit);
       uint8_t info = o.bytes[info_at];
@@ -642,226 +626,20 @@ void mutate_garbage(const Original &o, const Visit &visit, int per_case) {
       uint32_t fde_off = uint32_t(rng.below(room - fdes * l.fde_size + 1));
       uint32_t fre_len = uint32_t(rng.below(room + 1));
       uint32_t fre_off = uint32_t(rng.below(room - fre_len + 1));
-      put(b, 8, fdes, 4, l.big);
-      put(b, 12, rng.below(room), 4, l.big);
-      put(b, 16, fre_len, 4, l.big);
-      put(b, 20, fde_off, 4, l.big);
-      put(b, 24, fre_off, 4, l.big);
+      put_uint(b, 8, fdes, 4, l.big);
+      put_uint(b, 12, rng.below(room), 4, l.big);
+      put_uint(b, 16, fre_len, 4, l.big);
+      put_uint(b, 20, fde_off, 4, l.big);
+      put_uint(b, 24, fre_off, 4, l.big);
     }
     visit(o.name + " garbage mode " + std::to_string(mode) + " #" + std::to_string(k), b, o.where);
   }
 }
 
 // ---------------------------------------------------------------------------------------------
-// Generated tables: random but well-formed V1/V2/V3 tables for every ABI and byte order, with a
-// model of the row each PC must get. Validation must accept them all; damaged copies go through
-// the harness like corpus sections.
-
-struct GenRow {
-  uint32_t start = 0;
-  bool base_sp = true, ra_signed = false;
-  uint8_t size_code = 0;  // word size 1 << code
-  std::vector<int32_t> w;  // data words; flex rows: [control, offset] pairs
-};
-
-struct GenFunc {
-  uint64_t start = 0;
-  uint32_t size = 0;
-  uint8_t fre_type = 0;
-  bool pcmask = false, key_b = false, signal = false, flex = false;
-  uint8_t rep_size = 0;
-  std::vector<GenRow> rows;
-  bool covers(uint64_t pc) const { return pc >= start && pc - start < size; }
-};
-
-struct GenTable {
-  uint8_t version = 2, abi = SFU_ABI_AMD64_LE, flags = SFU_F_FDE_SORTED;
-  int8_t fixed_fp = 0, fixed_ra = -8;
-  uint64_t sec_addr = 0;
-  std::vector<GenFunc> funcs;
-  bool big() const { return abi == SFU_ABI_AARCH64_BE || abi == SFU_ABI_S390X_BE; }
-};
-
-uint8_t code_for(int64_t v) { return v >= -128 && v < 128 ? 0 : v >= -32768 && v < 32768 ? 1 : 2; }
-
-// A flex control word: base register (reg_p) or the CFA, loaded through (deref_p) or not.
-int32_t flex_control(bool reg_p, bool deref, uint32_t reg) {
-  return int32_t((reg_p ? (reg << 3) | 1 : 0) | (deref ? 2 : 0));
-}
-
-// Default-form words: CFA offset, then RA and FP offsets (AMD64: FP only). s390x V2 may name a
-// register instead (odd word); s390x may pad a missing RA with 0.
-std::vector<int32_t> default_words(const GenTable &t, Rng &rng) {
-  bool amd64 = t.abi == SFU_ABI_AMD64_LE, s390x = t.abi == SFU_ABI_S390X_BE;
-  size_t count = 1 + rng.below(amd64 ? 2 : 3);
-  bool big_values = rng.one_in(6);
-  std::vector<int32_t> w;
-  w.push_back(int32_t(s390x ? rng.range(-20, big_values ? 100000 : 100) : rng.range(0, big_values ? 1 << 20 : 200)));
-  while (w.size() < count) {
-    int32_t v = -8 * int32_t(1 + rng.below(big_values ? 1 << 18 : 40));
-    if (s390x && t.version == 2 && rng.one_in(5)) v = int32_t(rng.below(32) << 1 | 1);
-    w.push_back(v);
-  }
-  if (s390x && count == 3 && rng.one_in(4)) w[1] = 0;
-  return w;
-}
-
-// Flex words: CFA pair; then nothing, an RA pair, a 0 pad and an FP pair, or both pairs.
-std::vector<int32_t> flex_words(Rng &rng) {
-  auto reg = [&] { return uint32_t(rng.one_in(8) ? rng.below(256) : rng.below(32)); };
-  auto offset = [&] { return int32_t(rng.range(-4096, 4096)); };
-  std::vector<int32_t> w = {flex_control(true, rng.one_in(3), reg()), offset()};
-  int shape = int(rng.below(4));
-  if (shape == 1 || shape == 3) {
-    int32_t ctl = flex_control(rng.one_in(2), rng.one_in(2), reg());
-    if (ctl == 0) ctl = flex_control(false, true, 0);  // a 0 control word would read as padding
-    w.insert(w.end(), {ctl, offset()});
-  }
-  if (shape == 2) w.push_back(0);
-  if (shape >= 2) w.insert(w.end(), {flex_control(rng.one_in(2), rng.one_in(2), reg()), offset()});
-  return w;
-}
-
-GenTable generate(Rng &rng) {
-  GenTable t;
-  t.version = uint8_t(1 + rng.below(3));
-  static const uint8_t abis[] = {SFU_ABI_AMD64_LE, SFU_ABI_AARCH64_LE, SFU_ABI_AARCH64_BE, SFU_ABI_S390X_BE};
-  do t.abi = abis[rng.below(4)];
-  while (t.abi == SFU_ABI_S390X_BE && t.version == 1);
-  bool amd64 = t.abi == SFU_ABI_AMD64_LE;
-  t.flags = rng.one_in(5) ? 0 : SFU_F_FDE_SORTED;
-  if (t.version < 3 && rng.one_in(3)) t.flags |= SFU_F_FRAME_POINTER;
-  if (t.version >= 2 && !rng.one_in(3)) t.flags |= SFU_F_FDE_FUNC_START_PCREL;
-  t.fixed_ra = amd64 ? -8 : 0;
-  t.fixed_fp = rng.one_in(4) ? -16 : 0;
-  t.sec_addr = 0x400000 + rng.below(0x10000) * 8;
-
-  uint64_t at = t.sec_addr - 0x8000 + rng.below(0x10000);
-  size_t nfuncs = rng.below(9);
-  for (size_t i = 0; i < nfuncs; i++) {
-    GenFunc f;
-    bool prev_empty = !t.funcs.empty() && t.funcs.back().size == 0;
-    uint64_t gap = rng.one_in(3) ? 0 : rng.below(64);
-    if (prev_empty && gap == 0) gap = 1;  // starts must rise strictly
-    f.start = at + gap;
-    f.size = t.version == 3 && rng.one_in(20) ? 0 : rng.one_in(4) ? 1 + rng.below(8) : 1 + rng.below(400);
-    if (rng.one_in(30)) f.size = 70000 + rng.below(1000);  // rows need 4-byte starts
-    at = f.start + f.size;
-    f.pcmask = f.size > 0 && rng.one_in(8);
-    f.rep_size = f.pcmask && t.version >= 2 ? uint8_t(1 + rng.below(32)) : 0;
-    f.key_b = is_aarch64(t.abi) && rng.one_in(4);
-    f.signal = t.version == 3 && rng.one_in(8);
-    f.flex = t.version == 3 && rng.one_in(4);
-    uint32_t limit = f.pcmask ? (t.version == 1 ? 256 : f.rep_size) : std::max<uint32_t>(f.size, 1);
-    size_t nrows = std::min<size_t>(rng.below(6), limit);
-    std::set<uint32_t> starts;
-    if (nrows && !rng.one_in(8)) starts.insert(0);
-    while (starts.size() < nrows) starts.insert(uint32_t(rng.below(limit)));
-    uint32_t max_start = starts.empty() ? 0 : *starts.rbegin();
-    f.fre_type = max_start < 256 ? 0 : max_start < 65536 ? 1 : 2;
-    if (rng.one_in(4)) f.fre_type = uint8_t(std::min<uint64_t>(2, f.fre_type + 1 + rng.below(2)));
-    for (uint32_t s : starts) {
-      GenRow r;
-      r.start = s;
-      bool outermost = t.version >= 2 && rng.one_in(10);  // no words: RA undefined
-      if (!outermost) r.w = f.flex ? flex_words(rng) : default_words(t, rng);
-      r.base_sp = !f.flex && !rng.one_in(3);  // producers write 0 for flex rows
-      r.ra_signed = is_aarch64(t.abi) && rng.one_in(3);
-      uint8_t code = 0;
-      for (int32_t v : r.w) code = std::max(code, code_for(v));
-      if (!r.w.empty() && rng.one_in(4)) code = uint8_t(std::min<uint64_t>(2, code + 1 + rng.below(2)));
-      r.size_code = code;
-      f.rows.push_back(r);
-    }
-    t.funcs.push_back(f);
-  }
-  return t;
-}
-
-// Lays the table out: header, junk auxiliary header, then the FDE and FRE sub-sections in
-// either order with junk gaps, the functions' row chains in a random order.
-Bytes encode(const GenTable &t, Rng &rng) {
-  bool big = t.big();
-  bool v3 = t.version == 3;
-  uint32_t fde_size = t.version == 1 ? 17 : t.version == 2 ? 20 : 16;
-
-  std::vector<Bytes> chains(t.funcs.size());
-  uint32_t num_fres = 0;
-  for (size_t i = 0; i < t.funcs.size(); i++) {
-    const GenFunc &f = t.funcs[i];
-    Bytes &c = chains[i];
-    auto append = [&](uint64_t v, unsigned width) {
-      c.resize(c.size() + width);
-      put(c, c.size() - width, v, width, big);
-    };
-    uint8_t info = uint8_t(f.fre_type | (f.pcmask << 4) | (f.key_b << 5) | (f.signal << 7));
-    if (v3) {
-      append(f.rows.size(), 2);
-      append(info, 1);
-      append(f.flex ? 1 : 0, 1);  // FDE type
-      append(f.rep_size, 1);
-    }
-    for (const GenRow &r : f.rows) {
-      append(r.start, 1u << f.fre_type);
-      append(uint8_t(r.base_sp | (r.w.size() << 1) | (r.size_code << 5) | (r.ra_signed << 7)), 1);
-      for (int32_t v : r.w) append(uint32_t(v), 1u << r.size_code);
-    }
-    num_fres += uint32_t(f.rows.size());
-  }
-  std::vector<size_t> order(t.funcs.size());
-  for (size_t i = 0; i < order.size(); i++) order[i] = i;
-  for (size_t i = order.size(); i > 1; i--) std::swap(order[i - 1], order[rng.below(i)]);
-  Bytes fres;
-  std::vector<uint32_t> chain_off(t.funcs.size());
-  for (size_t i : order) {
-    chain_off[i] = uint32_t(fres.size());
-    fres.insert(fres.end(), chains[i].begin(), chains[i].end());
-  }
-
-  uint8_t aux = uint8_t(rng.one_in(4) ? rng.below(12) : 0);
-  uint32_t gap1 = uint32_t(rng.one_in(4) ? rng.below(9) : 0), gap2 = uint32_t(rng.one_in(4) ? rng.below(9) : 0);
-  bool fres_first = rng.one_in(4);
-  uint32_t hdr_end = kHeaderSize + aux, fde_bytes = uint32_t(t.funcs.size()) * fde_size;
-  uint32_t fde_off = fres_first ? gap1 + uint32_t(fres.size()) + gap2 : gap1;
-  uint32_t fre_off = fres_first ? gap1 : gap1 + fde_bytes + gap2;
-  Bytes b(hdr_end + gap1 + fde_bytes + gap2 + fres.size());
-  for (uint8_t &x : b) x = uint8_t(rng.next());  // junk in the aux header and gaps
-  put(b, 0, 0xdee2, 2, big);
-  b[2] = t.version;
-  b[3] = t.flags;
-  b[4] = t.abi;
-  b[5] = uint8_t(t.fixed_fp);
-  b[6] = uint8_t(t.fixed_ra);
-  b[7] = aux;
-  put(b, 8, t.funcs.size(), 4, big);
-  put(b, 12, num_fres, 4, big);
-  put(b, 16, fres.size(), 4, big);
-  put(b, 20, fde_off, 4, big);
-  put(b, 24, fre_off, 4, big);
-  std::copy(fres.begin(), fres.end(), b.begin() + hdr_end + fre_off);
-  for (size_t i = 0; i < t.funcs.size(); i++) {
-    const GenFunc &f = t.funcs[i];
-    uint32_t at = hdr_end + fde_off + uint32_t(i) * fde_size;
-    uint64_t base = t.sec_addr + ((t.flags & SFU_F_FDE_FUNC_START_PCREL) ? at : 0);
-    uint64_t rel = f.start - base;
-    if (v3) {
-      put(b, at, rel, 8, big);
-      put(b, at + 8, f.size, 4, big);
-      put(b, at + 12, chain_off[i], 4, big);
-    } else {
-      put(b, at, rel, 4, big);
-      put(b, at + 4, f.size, 4, big);
-      put(b, at + 8, chain_off[i], 4, big);
-      put(b, at + 12, f.rows.size(), 4, big);
-      b[at + 16] = uint8_t(f.fre_type | (f.pcmask << 4) | (f.key_b << 5));
-      if (t.version == 2) {
-        b[at + 17] = f.rep_size;
-        put(b, at + 18, 0, 2, big);
-      }
-    }
-  }
-  return b;
-}
+// Generated tables (support/random_tables.h): the row the format notes give each PC of the
+// model, independent of the decoder. Validation must accept every generated table; damaged
+// copies go through the harness like corpus sections.
 
 sfu_rule model_rule(sfu_rule_kind kind, uint8_t reg, int32_t offset) {
   sfu_rule r;
@@ -1063,7 +841,7 @@ TEST(Corruption, HeaderDamageGetsItsOwnName) {
     sfu_error want;
   };
   auto u32 = [](uint32_t at, uint32_t v) {
-    return [=](Bytes &b, const Layout &l) { put(b, at, v, 4, l.big); };
+    return [=](Bytes &b, const Layout &l) { put_uint(b, at, v, 4, l.big); };
   };
   const Case cases[] = {
       {"magic 0", [](Bytes &b, const Layout &) { b[0] = b[1] = 0; }, SFU_E_BAD_MAGIC},
@@ -1081,9 +859,9 @@ TEST(Corruption, HeaderDamageGetsItsOwnName) {
       {"fde_off max", u32(20, 0xffffffff), SFU_E_FDES_OUT_OF_BOUNDS},
       {"fre_len max", u32(16, 0xffffffff), SFU_E_FRES_OUT_OF_BOUNDS},
       {"fre_off max", u32(24, 0xffffffff), SFU_E_FRES_OUT_OF_BOUNDS},
-      {"fre_off = fde_off", [](Bytes &b, const Layout &l) { put(b, 24, l.fde_off, 4, l.big); }, SFU_E_SUBSECTIONS_OVERLAP},
-      {"num_fres + 1", [](Bytes &b, const Layout &l) { put(b, 12, l.num_fres + 1, 4, l.big); }, SFU_E_FRE_COUNT_MISMATCH},
-      {"num_fres - 1", [](Bytes &b, const Layout &l) { put(b, 12, l.num_fres - 1, 4, l.big); }, SFU_E_FRE_COUNT_MISMATCH},
+      {"fre_off = fde_off", [](Bytes &b, const Layout &l) { put_uint(b, 24, l.fde_off, 4, l.big); }, SFU_E_SUBSECTIONS_OVERLAP},
+      {"num_fres + 1", [](Bytes &b, const Layout &l) { put_uint(b, 12, l.num_fres + 1, 4, l.big); }, SFU_E_FRE_COUNT_MISMATCH},
+      {"num_fres - 1", [](Bytes &b, const Layout &l) { put_uint(b, 12, l.num_fres - 1, 4, l.big); }, SFU_E_FRE_COUNT_MISMATCH},
   };
   for (const Original &o : originals()) {
     if (!version_enabled(o.layout.version)) continue;
