@@ -30,7 +30,7 @@ int run_dump(const Args &args);
 
 const Command kCommands[] = {
     {"help", "[COMMAND]", "show this text, or one command's usage", run_help},
-    {"dump", "ELF\n--raw SECTION.bin --base ADDR",
+    {"dump", "ELF\n--raw SECTION.bin --base ADDR|FILE",
      "print an .sframe section as binutils 2.46 objdump --sframe does", run_dump},
 };
 
@@ -90,6 +90,18 @@ bool parse_address(const std::string &s, uint64_t &out) {
   return errno == 0 && *end == '\0';
 }
 
+// --base takes the address itself, or a file holding it (as the corpus's section_base does):
+// "0x402000" with an optional trailing newline.
+bool parse_base(const std::string &arg, uint64_t &out) {
+  if (parse_address(arg, out)) return true;
+  std::vector<uint8_t> file;
+  std::string ignored;
+  if (!read_file(arg, file, ignored)) return false;
+  std::string text(file.begin(), file.end());
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+  return parse_address(text, out);
+}
+
 // The bytes of an SFrame section and the address it is loaded at.
 struct SectionInput {
   std::string label;  // the file named in messages
@@ -133,8 +145,8 @@ int run_dump(const Args &args) {
   bool elf_form = !elf.empty() && raw.empty() && base_text.empty();
   if (!raw_form && !elf_form) return usage_error(self, "give an ELF file, or --raw and --base");
   uint64_t base = 0;
-  if (raw_form && !parse_address(base_text, base))
-    return usage_error(self, "bad address for --base: " + base_text);
+  if (raw_form && !parse_base(base_text, base))
+    return usage_error(self, "--base needs an address (0x... or decimal) or a file holding one: " + base_text);
 
   SectionInput in;
   std::string error;
