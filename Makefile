@@ -28,16 +28,16 @@ CROSS := $(CROSS_$(ARCH))
 
 # Kernel-code flags per architecture: no FP/SIMD registers, no red zone, no unaligned access.
 ARCHFLAGS_x86_64 := -mno-red-zone -mgeneral-regs-only
-ARCHFLAGS_arm64 := -mgeneral-regs-only -mstrict-align
+ARCHFLAGS_arm64 := -mgeneral-regs-only -mstrict-align -mno-outline-atomics
 ARCHFLAGS_s390x := -msoft-float
 
 CONFIG_H := $(BUILD)/config/sfu_autoconf.h
 CORE_SRCS := $(sort $(wildcard src/*.cpp src/*/*.cpp))
-CORE_HDRS := $(sort $(wildcard include/sfu/*.h src/*.h src/*/*.h))
+CORE_HDRS := $(sort $(wildcard include/sfu/*.h src/*.h src/*/*.h arch/*/*.h))
 
 WARN := -Wall -Wextra -Wshadow -Werror
 CORE_COMMON := -std=c++20 -O2 -g $(WARN) -fno-exceptions -fno-rtti -fno-threadsafe-statics \
-	-Iinclude -Isrc -I$(BUILD)/config
+	-Iinclude -Isrc -Iarch -I$(BUILD)/config
 FREESTANDING := -ffreestanding -nostdlib -fno-stack-protector -fno-pic -fno-pie \
 	-fno-tree-loop-distribute-patterns
 TARGET_CXXFLAGS := $(CORE_COMMON) $(FREESTANDING) $(ARCHFLAGS_$(ARCH)) $(KCFLAGS)
@@ -68,7 +68,7 @@ $(CONFIG_H): Kconfig scripts/kconfig.py $(wildcard $(KCONFIG_CONFIG)) | $(DEPS_S
 defconfig olddefconfig menuconfig: | $(DEPS_STAMP)
 	$(PYTHON) scripts/kconfig.py $@ Kconfig $(KCONFIG_CONFIG)
 
-$(TARGET_DIR)/obj/%.o: %.cpp $(CORE_HDRS) $(CONFIG_H) | $(DEPS_STAMP)
+$(TARGET_DIR)/obj/%.o: %.cpp $(CORE_HDRS) $(CONFIG_H) Makefile | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CROSS)g++ $(TARGET_CXXFLAGS) -c $< -o $@
 
@@ -76,7 +76,7 @@ $(TARGET_DIR)/libsfu.a: $(TARGET_OBJS)
 	@rm -f $@
 	$(CROSS)ar rcs $@ $^
 
-$(HOST_DIR)/obj/%.o: %.cpp $(CORE_HDRS) $(CONFIG_H) | $(DEPS_STAMP)
+$(HOST_DIR)/obj/%.o: %.cpp $(CORE_HDRS) $(CONFIG_H) Makefile | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(HOST_CXX) $(HOST_CORE_CXXFLAGS) -c $< -o $@
 

@@ -17,7 +17,7 @@ SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-po
 SAN_DIR := $(BUILD)/host-san
 SAN_OBJS := $(patsubst %.cpp,$(SAN_DIR)/obj/%.o,$(CORE_SRCS))
 
-TEST_CXXFLAGS := -std=c++20 -O1 -g -Wall -Wextra -Wno-maybe-uninitialized -Iinclude -Isrc -Itests -I$(BUILD)/config \
+TEST_CXXFLAGS := -std=c++20 -O1 -g -Wall -Wextra -Wno-maybe-uninitialized -Iinclude -Isrc -Iarch -Itests -I$(BUILD)/config \
 	-DSFU_HOSTED=1 -DSFU_CORPUS_DIR='"$(SFU_CORPUS)"' -DSFU_SOURCE_DIR='"$(CURDIR)"' $(SAN)
 SUPPORT_SRCS := $(sort $(wildcard tests/support/*.cpp))
 SUPPORT_HDRS := $(sort $(wildcard tests/support/*.h))
@@ -42,7 +42,7 @@ FUZZ_SRCS := $(CORE_SRCS) $(sort $(wildcard tests/fuzz/*.cpp))
 FUZZ_HDRS := $(sort $(wildcard tests/support/*.h))
 $(FUZZ_DIR)/fuzz_sframe: $(FUZZ_SRCS) $(FUZZ_HDRS) $(CORE_HDRS) $(CONFIG_H) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CLANGXX) -std=c++20 -O1 -g -Iinclude -Isrc -Itests -I$(BUILD)/config -DSFU_HOSTED=1 $(FUZZ_SAN) \
+	$(CLANGXX) -std=c++20 -O1 -g -Iinclude -Isrc -Iarch -Itests -I$(BUILD)/config -DSFU_HOSTED=1 $(FUZZ_SAN) \
 		-o $@ $(FUZZ_SRCS)
 
 # The core again, built with a second configuration (tests/variant/minimal.config).
@@ -61,6 +61,7 @@ $(VARIANT_DIR)/obj/%.o: %.cpp $(CORE_HDRS) $(VARIANT_CONFIG_H) | $(DEPS_STAMP)
 
 $(BUILD)/tests/variant_tests: $(VARIANT_TEST_OBJS) $(VARIANT_OBJS)
 	$(HOST_CXX) $(SAN) -o $@ $^ -lgtest -lgtest_main -pthread
+
 
 .PHONY: unit-tests fuzz-build
 unit-tests: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests

@@ -57,7 +57,11 @@ extern "C" {
   X(SFU_E_FRE_LENGTH_MISMATCH, "fre-length-mismatch") /* rows do not fill fre_len exactly */  \
   X(SFU_E_NOT_INITIALIZED, "table-not-initialized")   /* lookup on a table init refused */    \
   X(SFU_E_NO_FUNCTION, "no-function-for-pc")          /* no FDE covers the PC */              \
-  X(SFU_E_NO_ROW, "no-row-for-pc")                    /* FDE found, PC before its first row */
+  X(SFU_E_NO_ROW, "no-row-for-pc")                    /* FDE found, PC before its first row */ \
+  X(SFU_E_NO_TEXT_RANGE, "no-text-range")             /* sfu_register needs text_end */        \
+  X(SFU_E_TEXT_OVERLAP, "text-overlap")               /* text already has a registered table */ \
+  X(SFU_E_REGISTRY_FULL, "registry-full")             /* CONFIG_SFU_MAX_MODULES reached */      \
+  X(SFU_E_NOT_REGISTERED, "not-registered")           /* sfu_unregister of an unknown module */
 
 enum sfu_error {
 #define SFU_ERROR_ENUM(name, text) name,

@@ -1,0 +1,44 @@
+// arm64: a row with only a CFA leaves the RA in the link register (x30) and FP unchanged, which
+// only the topmost frame may rely on; the caller's SP is the CFA. Return addresses may carry
+// pointer-authentication bits above the virtual address size: they are always stripped (a
+// canonical address is unchanged by it). Frame records: [x29] saved x29, [x29 + 8] x30.
+#pragma once
+
+#include <stdint.h>
+
+#include "config.h"
+#include "sfu/unwind.h"
+
+namespace sfu::arch {
+
+struct Arm64 {
+  static constexpr uint8_t kAbi = SFU_ABI_AARCH64_LE;
+  static constexpr uint8_t kSp = SFU_ARM64_SP, kFp = SFU_ARM64_FP;
+  static constexpr int kLinkRegister = SFU_ARM64_LR;
+  static constexpr int64_t kSpFromCfa = 0;
+  static constexpr bool kFrameRecords = true;
+  static constexpr bool kBackChain = false;
+
+  // Clears the bits above the VA size of a user address, sets them for a kernel one (bit 55
+  // tells which half, as the MMU sees it).
+  static uint64_t strip_pac_bits(uint64_t ra, unsigned va_bits) {
+    uint64_t mask = (uint64_t(1) << va_bits) - 1;
+    return (ra >> 55) & 1 ? ra | ~mask : ra & mask;
+  }
+
+  static uint64_t strip_ra(uint64_t ra, bool signed_ra, const sfu_walk_config &c) {
+#if defined(__aarch64__) && !defined(SFU_HOSTED)
+    if (signed_ra) {
+      // XPACLRI strips LR in place; it is a hint, a no-op on CPUs without PAC.
+      register uint64_t lr asm("x30") = ra;
+      asm("hint #7" : "+r"(lr));
+      ra = lr;
+    }
+#else
+    (void)signed_ra;
+#endif
+    return strip_pac_bits(ra, c.arm64_va_bits ? c.arm64_va_bits : CONFIG_SFU_ARM64_VA_BITS);
+  }
+};
+
+}  // namespace sfu::arch

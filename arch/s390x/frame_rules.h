@@ -1,0 +1,24 @@
+// s390x: CFA = SP at the call + 160, so the caller's SP is CFA - 160. Leaf functions may keep
+// the RA in r14 (RA "not saved") or in a floating-point register: only the topmost frame may.
+// Back chain (-mbackchain): the word at SP is the caller's SP; the callee saved r6-r15 in the
+// caller's 160-byte register save area, so r14 is at caller SP + 112 and r11 at + 88.
+#pragma once
+
+#include <stdint.h>
+
+#include "sfu/unwind.h"
+
+namespace sfu::arch {
+
+struct S390x {
+  static constexpr uint8_t kAbi = SFU_ABI_S390X_BE;
+  static constexpr uint8_t kSp = SFU_S390X_SP, kFp = SFU_S390X_FP;
+  static constexpr int kLinkRegister = SFU_S390X_RA;
+  static constexpr int64_t kSpFromCfa = -160;
+  static constexpr bool kFrameRecords = false;
+  static constexpr bool kBackChain = true;
+  static constexpr int64_t kSaveAreaRa = 14 * 8, kSaveAreaFp = 11 * 8;
+  static uint64_t strip_ra(uint64_t ra, bool, const sfu_walk_config &) { return ra; }
+};
+
+}  // namespace sfu::arch

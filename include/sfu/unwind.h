@@ -1,0 +1,180 @@
+/* The unwinder: registered tables, declared stacks, and a walk from a register set.
+ *
+ * Freestanding and callable from C. A walk reads memory only inside the stacks its caller
+ * declares (through sfu_hook_read_nofault when the kernel defines one), writes nothing but the
+ * caller's cursor, takes no locks and allocates nothing: it may run in an interrupt, an NMI or a
+ * nested fault, on any CPU, while another CPU registers or unregisters tables.
+ */
+#ifndef SFU_UNWIND_H
+#define SFU_UNWIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sfu/sframe.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Tables ------------------------------------------------------------------------------- */
+
+/* One registered table: the kernel image's own, or a loadable module's. Caller-owned storage;
+ * it must stay valid while registered and until no walk can still be reading it (below). */
+struct sfu_module {
+  struct sfu_table table;
+  const char *name; /* for backtraces; may be NULL */
+};
+
+/* Validates the table (as sfu_table_init does) and publishes it to walks on every CPU.
+ * desc->text_end must be set: a walk picks the table whose text holds the PC. Refuses with
+ * SFU_E_NO_TEXT_RANGE, SFU_E_TEXT_OVERLAP (another registered table covers some of that text),
+ * SFU_E_REGISTRY_FULL (CONFIG_SFU_MAX_MODULES tables already), or any decoder error.
+ * Call from normal context; concurrent registrations on several CPUs are safe. */
+enum sfu_error sfu_register(struct sfu_module *module, const struct sfu_table_desc *desc,
+                            const char *name);
+
+/* Withdraws a table: no walk that starts after this returns will use it. A walk already running
+ * on another CPU may still read it, so free the module's memory only after every such walk has
+ * ended (for example after the kernel's RCU grace period or an IPI round to all CPUs).
+ * Returns SFU_E_NOT_REGISTERED if the module is not registered. */
+enum sfu_error sfu_unregister(struct sfu_module *module);
+
+/* The registered module whose text holds pc, or NULL. Lock-free; safe in any context. */
+const struct sfu_module *sfu_module_for_pc(uint64_t pc);
+
+/* ---- Stacks ------------------------------------------------------------------------------- */
+
+enum sfu_stack_kind {
+  SFU_STACK_TASK = 0,
+  SFU_STACK_IRQ = 1,
+  SFU_STACK_EXCEPTION = 2,
+  SFU_STACK_OTHER = 3,
+};
+
+/* A stack a walk may read: bytes [lo, hi). */
+struct sfu_stack {
+  uint64_t lo, hi;
+  uint32_t kind; /* enum sfu_stack_kind, reported in each frame */
+};
+
+/* The kernel's no-fault copy, if it has one: copy len bytes from src to dst, return 0 on
+ * success, non-zero if the memory could not be read. Declared weak: when the kernel does not
+ * define it, the walker reads declared stack memory directly. */
+int sfu_hook_read_nofault(void *dst, uint64_t src, size_t len) __attribute__((weak));
+
+/* ---- Registers ---------------------------------------------------------------------------- */
+
+/* The registers a walk starts from, by DWARF number, filled from the trap frame. Set a bit in
+ * `valid` for each register you fill; at least SP and FP must be given.
+ *   x86_64: r[0..15] rax rdx rcx rbx rsi rdi rbp rsp r8..r15 (rbp 6, rsp 7)
+ *   arm64:  r[0..30] x0..x30 (x29 FP, x30 LR), r[31] sp
+ *   s390x:  r[0..15] r0..r15 (r11 FP, r14 RA, r15 SP), r[16..31] f0 f2 f4 f6 f1 f3 f5 f7
+ *           f8 f10 f12 f14 f9 f11 f13 f15 (raw 64-bit contents) */
+#define SFU_REGS_MAX 32
+struct sfu_regs {
+  uint64_t pc;
+  uint64_t r[SFU_REGS_MAX];
+  uint32_t valid; /* bit n: r[n] holds a value */
+};
+
+/* DWARF numbers the API names. */
+#define SFU_X86_64_RBP 6
+#define SFU_X86_64_RSP 7
+#define SFU_ARM64_FP 29
+#define SFU_ARM64_LR 30
+#define SFU_ARM64_SP 31
+#define SFU_S390X_FP 11
+#define SFU_S390X_RA 14
+#define SFU_S390X_SP 15
+
+/* ---- Walking ------------------------------------------------------------------------------ */
+
+/* Why a walk stopped. One line each; sfu_stop_name gives the short name. */
+#define SFU_STOPS(X)                                                                          \
+  X(SFU_STOP_NONE, "not-stopped")                      /* the walk can go on */               \
+  X(SFU_STOP_END, "end-of-stack")                      /* clean: outermost row, RA 0, or    */ \
+                                                       /* a PC outside every known text     */ \
+  X(SFU_STOP_BAD_START, "bad-start")                   /* missing PC/SP/FP, or SP in no stack */ \
+  X(SFU_STOP_NO_UNWIND_INFO, "no-unwind-info")         /* known text, no row, no fallback */  \
+  X(SFU_STOP_TABLE_ERROR, "table-error")               /* the row could not be decoded */     \
+  X(SFU_STOP_CFA_OUTSIDE_STACK, "cfa-outside-stacks")  /* CFA in no declared stack */         \
+  X(SFU_STOP_WRONG_DIRECTION, "stack-going-wrong-way") /* CFA did not rise */                 \
+  X(SFU_STOP_STACK_ORDER, "stack-switch-backwards")    /* to a stack declared earlier */      \
+  X(SFU_STOP_REPEATED_FRAME, "repeated-frame")         /* same PC and CFA as the last frame */ \
+  X(SFU_STOP_FRAME_CAP, "frame-cap-reached")           /* max_frames frames given */          \
+  X(SFU_STOP_READ_REFUSED, "read-refused")             /* outside the stacks, or hook said no */ \
+  X(SFU_STOP_RA_NOT_RECOVERABLE, "ra-not-recoverable") /* a register rule below the top */    \
+  X(SFU_STOP_REGISTER_UNKNOWN, "register-unknown")     /* rule needs a register not known */
+
+enum sfu_stop {
+#define SFU_STOP_ENUM(name, text) name,
+  SFU_STOPS(SFU_STOP_ENUM)
+#undef SFU_STOP_ENUM
+  SFU_STOP_COUNT
+};
+
+const char *sfu_stop_name(enum sfu_stop stop);
+
+/* How a frame was found. */
+enum sfu_frame_source {
+  SFU_SOURCE_REGISTERS = 0, /* the start registers themselves */
+  SFU_SOURCE_TABLE,         /* an SFrame row */
+  SFU_SOURCE_FRAME_POINTER, /* a frame-record step where no row covers the PC: unreliable */
+  SFU_SOURCE_BACK_CHAIN,    /* an s390x back-chain step where no row covers the PC: unreliable */
+};
+
+struct sfu_frame {
+  uint64_t pc;  /* the return address (or the start PC for frame 0) */
+  uint64_t sp;  /* the frame's stack pointer */
+  uint64_t cfa; /* the CFA its caller's rules were computed from (0 for frame 0) */
+  const struct sfu_module *module; /* whose text holds pc, or NULL */
+  uint8_t source;                  /* enum sfu_frame_source */
+  uint8_t reliable;                /* 0 once any frame so far came from a fallback */
+  uint8_t stack_kind;              /* kind of the stack sp is on */
+  uint8_t index;                   /* 0 for the first frame (saturates at 255) */
+};
+
+struct sfu_walk_config {
+  const struct sfu_stack *stacks; /* the stacks, innermost first: a walk may move only to a */
+  uint32_t num_stacks;            /* stack declared later (exception -> IRQ -> task) */
+  uint32_t max_frames;            /* 0: CONFIG_SFU_MAX_FRAMES */
+  uint8_t abi;                    /* SFU_ABI_*; target builds: 0 (their own) */
+  uint8_t arm64_va_bits;          /* 0: CONFIG_SFU_ARM64_VA_BITS */
+};
+
+/* Caller-owned walk state. Fixed size; its fields are private. */
+struct sfu_cursor {
+  struct sfu_regs regs;
+  struct sfu_walk_config config;
+  uint64_t prev_cfa;
+  uint64_t prev_pc;
+  int32_t stack_index; /* stack of the current SP */
+  uint32_t frames;     /* frames given so far */
+  uint8_t stop;        /* enum sfu_stop */
+  uint8_t topmost;     /* the current frame may keep RA/FP in registers */
+  uint8_t exact_pc;    /* look the current PC up as is, not PC - 1 */
+  uint8_t reliable;
+  uint8_t last_source; /* enum sfu_frame_source of the current frame */
+};
+
+/* Prepares a walk from the given registers (copied into the cursor). The first sfu_walk_next
+ * gives the frame of the registers themselves; each later one, the caller of the last. */
+void sfu_walk_start(struct sfu_cursor *cursor, const struct sfu_regs *regs,
+                    const struct sfu_walk_config *config);
+
+/* Fills *frame and returns 1, or returns 0 when the walk has stopped: sfu_walk_stop says why. */
+int sfu_walk_next(struct sfu_cursor *cursor, struct sfu_frame *frame);
+
+enum sfu_stop sfu_walk_stop(const struct sfu_cursor *cursor);
+
+/* Convenience: walks and stores up to max PCs. Returns how many; *why gets the stop reason
+ * (SFU_STOP_NONE if the array filled first). */
+size_t sfu_backtrace(const struct sfu_regs *regs, const struct sfu_walk_config *config,
+                     uint64_t *pcs, size_t max, enum sfu_stop *why);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SFU_UNWIND_H */

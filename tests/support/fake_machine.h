@@ -1,0 +1,70 @@
+// Test helper: stacks laid out in a fake address space for any of the three architectures, and
+// tables registered for the duration of a test. The unit-test binary defines
+// sfu_hook_read_nofault to read this memory, so every read a walk makes is seen and checked.
+#pragma once
+
+#include <stdint.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sfu/unwind.h"
+#include "support/sframe_builder.h"
+
+namespace sfu::test {
+
+class FakeMemory {
+ public:
+  explicit FakeMemory(bool big_endian) : big_(big_endian) {}
+  ~FakeMemory();
+
+  // Maps [lo, hi) as zeroed memory and declares it as a stack of the given kind.
+  void add_stack(uint64_t lo, uint64_t hi, uint32_t kind = SFU_STACK_TASK);
+  // Stores a 64-bit word in the target byte order.
+  void put(uint64_t addr, uint64_t value);
+  // Makes [addr, addr + 8) fail to read, as an unmapped page would.
+  void poison(uint64_t addr) { poisoned_.push_back(addr); }
+
+  const std::vector<sfu_stack> &stacks() const { return stacks_; }
+  // The walk configuration for these stacks; also makes this the memory the hook serves.
+  sfu_walk_config config(uint8_t abi, uint32_t max_frames = 0);
+
+  // Every read the walker made, and the ones outside every declared stack (must stay empty).
+  const std::vector<uint64_t> &reads() const { return reads_; }
+  const std::vector<uint64_t> &stray_reads() const { return stray_; }
+
+  // The hook's view: copies from this memory if mapped, else fails.
+  int read(void *dst, uint64_t src, size_t len);
+
+ private:
+  bool big_;
+  std::vector<sfu_stack> stacks_;
+  std::map<uint64_t, std::vector<uint8_t>> regions_;  // lo -> bytes
+  std::vector<uint64_t> poisoned_, reads_, stray_;
+};
+
+// A table registered for one test's lifetime.
+class Registered {
+ public:
+  Registered(const TableSpec &spec, uint64_t text_start, uint64_t text_end, const char *name = "test");
+  ~Registered();
+  sfu_error error() const { return error_; }
+
+ private:
+  std::vector<uint8_t> bytes_;
+  sfu_module module_{};
+  sfu_error error_;
+};
+
+// The frames of a walk and why it stopped.
+struct Walked {
+  std::vector<sfu_frame> frames;
+  sfu_stop stop;
+  std::vector<uint64_t> pcs() const;
+};
+Walked walk(const sfu_regs &regs, const sfu_walk_config &config);
+
+sfu_regs regs_with(uint64_t pc, std::initializer_list<std::pair<int, uint64_t>> values);
+
+}  // namespace sfu::test

@@ -1,0 +1,445 @@
+// The walker on synthetic stacks: exact frames and exact stop reasons for each architecture's
+// rules and for every guard. Memory is the fake machine's, read through the no-fault hook, so
+// every test also proves no read left the declared stacks.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <set>
+#include <string>
+
+#include "arm64/frame_rules.h"
+#include "config.h"
+#include "support/fake_machine.h"
+
+using namespace sfu::test;
+
+namespace {
+
+constexpr uint64_t kText = 0x100000;
+constexpr uint64_t kStackLo = 0x7000, kStackHi = 0x8000;
+
+// One function per entry: start, size and rows; the table covers [kText, kText + 0x1000).
+FdeSpec fn(uint64_t start, uint32_t size, std::vector<FreSpec> rows, bool signal = false) {
+  FdeSpec f;
+  f.start = start;
+  f.size = size;
+  f.fres = std::move(rows);
+  f.signal = signal;
+  return f;
+}
+
+TableSpec table(uint8_t version, uint8_t abi, std::vector<FdeSpec> fdes) {
+  TableSpec t;
+  t.version = version;
+  t.abi = abi;
+  t.fixed_ra = abi == SFU_ABI_AMD64_LE ? -8 : 0;
+  t.section_addr = 0x200000;
+  t.fdes = std::move(fdes);
+  return t;
+}
+
+void expect_clean(const FakeMemory &m) { EXPECT_TRUE(m.stray_reads().empty()) << "read outside the stacks"; }
+
+// ---- x86_64 -----------------------------------------------------------------------------------
+
+// C (leaf after push %rbp) <- B (rbp-based frame) <- A (outermost: RA-undefined row).
+struct X86Chain {
+  const uint64_t A = kText, B = kText + 0x100, C = kText + 0x200;
+  Registered reg{table(3, SFU_ABI_AMD64_LE,
+                       {fn(A, 0x40, {{0, {8}}, {4, {40}}, {0x20, {}}}),
+                        fn(B, 0x40, {{0, {8}}, {1, {16, -16}}, {4, {16, -16}, false}, {0x3f, {8, -16}}}),
+                        fn(C, 0x20, {{0, {8}}, {1, {16, -16}}})}),
+                 kText, kText + 0x1000};
+  FakeMemory mem{false};
+
+  X86Chain() {
+    mem.add_stack(kStackLo, kStackHi);
+    // C at C+0x10: CFA = rsp + 16; RA at CFA - 8, saved rbp at CFA - 16.
+    mem.put(0x7f08, B + 0x20);
+    mem.put(0x7f00, 0x7fa0);  // B's rbp
+    // B at B+0x20: CFA = rbp + 16 = 0x7fb0; RA at 0x7fa8.
+    mem.put(0x7fa8, A + 0x30);
+    mem.put(0x7fa0, 0);
+  }
+  sfu_regs start() { return regs_with(C + 0x10, {{SFU_X86_64_RSP, 0x7f00}, {SFU_X86_64_RBP, 0x7fa0}}); }
+};
+
+TEST(WalkX86_64, TableFramesToTheOutermostRow) {
+  X86Chain x;
+  ASSERT_EQ(x.reg.error(), SFU_OK);
+  Walked w = walk(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{x.C + 0x10, x.B + 0x20, x.A + 0x30}));
+  EXPECT_EQ(w.stop, SFU_STOP_END);
+  ASSERT_EQ(w.frames.size(), 3u);
+  EXPECT_EQ(w.frames[0].source, SFU_SOURCE_REGISTERS);
+  EXPECT_EQ(w.frames[1].source, SFU_SOURCE_TABLE);
+  EXPECT_EQ(w.frames[1].sp, 0x7f10u);  // caller SP = CFA
+  EXPECT_EQ(w.frames[2].sp, 0x7fb0u);
+  EXPECT_EQ(w.frames[2].cfa, 0x7fb0u);
+  EXPECT_TRUE(w.frames[2].reliable);
+  EXPECT_STREQ(w.frames[1].module->name, "test");
+  expect_clean(x.mem);
+}
+
+TEST(WalkX86_64, FrameCap) {
+  X86Chain x;
+  Walked w = walk(x.start(), x.mem.config(SFU_ABI_AMD64_LE, 2));
+  EXPECT_EQ(w.frames.size(), 2u);
+  EXPECT_EQ(w.stop, SFU_STOP_FRAME_CAP);
+}
+
+TEST(WalkX86_64, ReturnAddressZeroEndsCleanly) {
+  X86Chain x;
+  x.mem.put(0x7fa8, 0);
+  Walked w = walk(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(w.frames.size(), 2u);
+  EXPECT_EQ(w.stop, SFU_STOP_END);
+}
+
+TEST(WalkX86_64, ReturnAddressOutsideKnownTextEndsCleanly) {
+  X86Chain x;
+  x.mem.put(0x7fa8, 0x500000);
+  Walked w = walk(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(w.frames.size(), 2u);
+  EXPECT_EQ(w.stop, SFU_STOP_END);
+}
+
+TEST(WalkX86_64, CfaOutsideTheStacks) {
+  X86Chain x;
+  Walked w = walk(regs_with(x.C + 0x10, {{SFU_X86_64_RSP, kStackHi - 8}, {SFU_X86_64_RBP, 0}}),
+                  x.mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(w.frames.size(), 1u);
+  EXPECT_EQ(w.stop, SFU_STOP_CFA_OUTSIDE_STACK);
+  expect_clean(x.mem);
+}
+
+TEST(WalkX86_64, StackGoingTheWrongWay) {
+  X86Chain x;
+  x.mem.put(0x7f00, 0x7e00);  // B's saved rbp below C's frame: B's CFA would fall
+  Walked w = walk(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(w.frames.size(), 2u);
+  EXPECT_EQ(w.stop, SFU_STOP_WRONG_DIRECTION);
+}
+
+TEST(WalkX86_64, RepeatedFrame) {
+  // B's frame points at itself: rbp-based CFA and a saved rbp equal to rbp.
+  X86Chain x;
+  Walked first = walk(regs_with(x.B + 0x20, {{SFU_X86_64_RSP, 0x7f80}, {SFU_X86_64_RBP, 0x7fa0}}),
+                      x.mem.config(SFU_ABI_AMD64_LE));
+  ASSERT_EQ(first.frames.size(), 2u);  // B, then A's outermost row
+  x.mem.put(0x7fa8, x.B + 0x20);
+  x.mem.put(0x7fa0, 0x7fa0);
+  Walked w = walk(regs_with(x.B + 0x20, {{SFU_X86_64_RSP, 0x7f80}, {SFU_X86_64_RBP, 0x7fa0}}),
+                  x.mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(w.stop, SFU_STOP_REPEATED_FRAME);
+  EXPECT_EQ(w.frames.size(), 2u);
+}
+
+TEST(WalkX86_64, ReadRefused) {
+  X86Chain x;
+  x.mem.poison(0x7fa8);
+  Walked w = walk(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(w.frames.size(), 2u);
+  EXPECT_EQ(w.stop, SFU_STOP_READ_REFUSED);
+}
+
+TEST(WalkX86_64, BadStart) {
+  X86Chain x;
+  sfu_walk_config c = x.mem.config(SFU_ABI_AMD64_LE);
+  EXPECT_EQ(walk(regs_with(x.C, {{SFU_X86_64_RSP, 0x100}}), c).stop, SFU_STOP_BAD_START);
+  EXPECT_EQ(walk(regs_with(x.C, {{SFU_X86_64_RBP, 0x7f00}}), c).stop, SFU_STOP_BAD_START);
+  c.abi = 9;
+  EXPECT_EQ(walk(x.start(), c).stop, SFU_STOP_BAD_START);
+  EXPECT_TRUE(walk(x.start(), c).frames.empty());
+}
+
+TEST(WalkX86_64, FramePointerFallbackIsMarkedUnreliable) {
+  // The PC is in registered text that no function covers: one frame-record step.
+  X86Chain x;
+  x.mem.put(0x7f00, 0x7fa0);  // [rbp] = caller's rbp
+  x.mem.put(0x7f08, x.B + 0x20);
+  Walked w = walk(regs_with(kText + 0x800, {{SFU_X86_64_RSP, 0x7ef0}, {SFU_X86_64_RBP, 0x7f00}}),
+                  x.mem.config(SFU_ABI_AMD64_LE));
+  ASSERT_EQ(w.pcs(), (std::vector<uint64_t>{kText + 0x800, x.B + 0x20, x.A + 0x30}));
+  EXPECT_EQ(w.frames[1].source, SFU_SOURCE_FRAME_POINTER);
+  EXPECT_TRUE(w.frames[0].reliable);
+  EXPECT_FALSE(w.frames[1].reliable);
+  EXPECT_FALSE(w.frames[2].reliable);  // everything after a guess is a guess
+  EXPECT_EQ(w.stop, SFU_STOP_END);
+}
+
+TEST(WalkX86_64, NoUnwindInfoWithoutAFramePointer) {
+  X86Chain x;
+  Walked w = walk(regs_with(kText + 0x800, {{SFU_X86_64_RSP, 0x7ef0}}), x.mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(w.frames.size(), 1u);
+  EXPECT_EQ(w.stop, SFU_STOP_NO_UNWIND_INFO);
+}
+
+// An interrupt handler H runs on the IRQ stack; its rbp-based CFA leads back to the task stack.
+struct X86Switch {
+  const uint64_t A = kText, B = kText + 0x100, H = kText + 0x200;
+  Registered reg{table(3, SFU_ABI_AMD64_LE,
+                       {fn(A, 0x40, {{0, {}}}), fn(B, 0x40, {{0, {16}}}), fn(H, 0x20, {{0, {16, -16}, false}})}),
+                 kText, kText + 0x1000};
+  FakeMemory mem{false};
+  X86Switch(bool irq_first) {
+    if (irq_first) mem.add_stack(0x3000, 0x4000, SFU_STACK_IRQ);
+    mem.add_stack(kStackLo, kStackHi, SFU_STACK_TASK);
+    if (!irq_first) mem.add_stack(0x3000, 0x4000, SFU_STACK_IRQ);
+    mem.put(0x7f08, B + 0x10);  // H: CFA = rbp + 16 = 0x7f10
+    mem.put(0x7f00, 0);
+    mem.put(0x7f18, A + 0x10);  // B: CFA = 0x7f10 + 16
+  }
+  sfu_regs start() { return regs_with(H + 4, {{SFU_X86_64_RSP, 0x3f00}, {SFU_X86_64_RBP, 0x7f00}}); }
+};
+
+TEST(WalkX86_64, StackSwitchToALaterDeclaredStack) {
+  X86Switch x(true);
+  Walked w = walk(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{x.H + 4, x.B + 0x10, x.A + 0x10}));
+  EXPECT_EQ(w.stop, SFU_STOP_END);
+  ASSERT_EQ(w.frames.size(), 3u);
+  EXPECT_EQ(w.frames[0].stack_kind, SFU_STACK_IRQ);
+  EXPECT_EQ(w.frames[1].stack_kind, SFU_STACK_TASK);
+  expect_clean(x.mem);
+}
+
+TEST(WalkX86_64, StackSwitchBackwardsIsRefused) {
+  X86Switch x(false);  // the task stack declared before the IRQ stack: no way back to it
+  Walked w = walk(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(w.frames.size(), 1u);
+  EXPECT_EQ(w.stop, SFU_STOP_STACK_ORDER);
+}
+
+}  // namespace
+
+namespace {
+
+// ---- arm64 -------------------------------------------------------------------------------------
+
+constexpr uint64_t kPac = 0x002a000000000000;  // signature bits above a 48-bit address
+
+// L (leaf: RA still in x30, signed) <- M (frame record, signed RA) <- N (outermost row).
+struct Arm64Chain {
+  const uint64_t N = kText, M = kText + 0x100, L = kText + 0x300;
+  Registered reg;
+  FakeMemory mem{false};
+  explicit Arm64Chain(std::vector<FreSpec> m_rows = {{0, {0}}, {4, {32, -24, -32}, true, true}})
+      : reg(table(3, SFU_ABI_AARCH64_LE,
+                  {fn(N, 0x40, {{0, {0}}, {4, {16, -8, -16}}, {0x20, {}}}), fn(M, 0x40, m_rows),
+                   fn(L, 0x10, {{0, {0}}})}),
+            kText, kText + 0x1000) {
+    mem.add_stack(kStackLo, kStackHi);
+    mem.put(0x7f08, kPac | (N + 0x24));  // M: CFA = sp + 32 = 0x7f20; RA at CFA - 24
+    mem.put(0x7f00, 0x7f40);             // M: FP at CFA - 32
+  }
+  sfu_regs start(uint64_t lr) {
+    return regs_with(L + 4, {{SFU_ARM64_SP, 0x7f00}, {SFU_ARM64_FP, 0x7f00}, {SFU_ARM64_LR, lr}});
+  }
+};
+
+TEST(WalkArm64, LinkRegisterAtTheTopAndPacStripped) {
+  Arm64Chain a;
+  ASSERT_EQ(a.reg.error(), SFU_OK);
+  Walked w = walk(a.start(kPac | (a.M + 0x14)), a.mem.config(SFU_ABI_AARCH64_LE));
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{a.L + 4, a.M + 0x14, a.N + 0x24}));
+  EXPECT_EQ(w.stop, SFU_STOP_END);
+  ASSERT_EQ(w.frames.size(), 3u);
+  EXPECT_EQ(w.frames[2].sp, 0x7f20u);
+  expect_clean(a.mem);
+}
+
+TEST(WalkArm64, LinkRegisterRuleBelowTheTopIsRefused) {
+  // M's return point lies in its first row (CFA only: RA "in x30"), which only the topmost
+  // frame may rely on: x30 was overwritten by M's own call.
+  Arm64Chain a;
+  Walked w = walk(a.start(a.M + 0x2), a.mem.config(SFU_ABI_AARCH64_LE));
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{a.L + 4, a.M + 0x2}));
+  EXPECT_EQ(w.stop, SFU_STOP_RA_NOT_RECOVERABLE);
+}
+
+TEST(WalkArm64, LinkRegisterNotGiven) {
+  Arm64Chain a;
+  sfu_regs r = a.start(0);
+  r.valid &= ~(1u << SFU_ARM64_LR);
+  Walked w = walk(r, a.mem.config(SFU_ABI_AARCH64_LE));
+  EXPECT_EQ(w.frames.size(), 1u);
+  EXPECT_EQ(w.stop, SFU_STOP_REGISTER_UNKNOWN);
+}
+
+TEST(WalkArm64, StripsSignaturesForBothAddressHalves) {
+  using sfu::arch::Arm64;
+  EXPECT_EQ(Arm64::strip_pac_bits(0x002a000000401234, 48), 0x0000000000401234u);
+  EXPECT_EQ(Arm64::strip_pac_bits(0x2aaaffff80401234, 48), 0xffffffff80401234u);  // bit 55 set
+  EXPECT_EQ(Arm64::strip_pac_bits(0x0000000000401234, 48), 0x0000000000401234u);
+  EXPECT_EQ(Arm64::strip_pac_bits(0x0070000000401234, 52), 0x0000000000401234u);
+}
+
+TEST(WalkArm64, ConfiguredAddressSize) {
+  Arm64Chain a;
+  sfu_walk_config c = a.mem.config(SFU_ABI_AARCH64_LE);
+  c.arm64_va_bits = 40;  // 0x002a... is above 40 bits too; M + 0x14 is below
+  Walked w = walk(a.start(0x0000ab0000000000 | (a.M + 0x14)), c);
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{a.L + 4, a.M + 0x14, a.N + 0x24}));
+}
+
+// ---- s390x -------------------------------------------------------------------------------------
+
+// F (leaf: RA in f8, DWARF 24) <- P (RA and FP saved; CFA = sp + 320) <- Q (outermost row).
+struct S390xChain {
+  const uint64_t Q = kText, P = kText + 0x100, F = kText + 0x300;
+  Registered reg;
+  FakeMemory mem{true};
+  explicit S390xChain(std::vector<FreSpec> p_rows = {{0, {0}}, {6, {20, -48, -72}}},
+                      std::vector<FreSpec> f_rows = {{0, {0, (24 << 1) | 1}}})
+      : reg(table(2, SFU_ABI_S390X_BE,
+                  {fn(Q, 0x40, {{0, {0}}, {0x20, {}}}), fn(P, 0x40, p_rows), fn(F, 0x10, f_rows)}),
+            kText, kText + 0x1000) {
+    mem.add_stack(kStackLo, kStackHi);
+    mem.put(0x7d10, Q + 0x24);  // P: CFA = 0x7c00 + 320 = 0x7d40; RA at CFA - 48
+    mem.put(0x7cf8, 0x7e00);    // P: FP at CFA - 72
+  }
+  sfu_regs start() {
+    return regs_with(F + 4, {{SFU_S390X_SP, 0x7c00}, {SFU_S390X_FP, 0x7c80}, {24, P + 0x10},
+                             {SFU_S390X_RA, P + 0x12}});
+  }
+};
+
+TEST(WalkS390x, ReturnAddressInAFloatingPointRegisterAtTheTop) {
+  S390xChain s;
+  ASSERT_EQ(s.reg.error(), SFU_OK);
+  Walked w = walk(s.start(), s.mem.config(SFU_ABI_S390X_BE));
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{s.F + 4, s.P + 0x10, s.Q + 0x24}));
+  EXPECT_EQ(w.stop, SFU_STOP_END);
+  ASSERT_EQ(w.frames.size(), 3u);
+  EXPECT_EQ(w.frames[1].sp, 0x7c00u);  // caller SP = CFA - 160
+  EXPECT_EQ(w.frames[1].cfa, 0x7ca0u);
+  EXPECT_EQ(w.frames[2].sp, 0x7ca0u);
+  expect_clean(s.mem);
+}
+
+TEST(WalkS390x, RegisterRuleBelowTheTopIsRefused) {
+  S390xChain s({{0, {0}}, {6, {20, (24 << 1) | 1, -72}}});
+  Walked w = walk(s.start(), s.mem.config(SFU_ABI_S390X_BE));
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{s.F + 4, s.P + 0x10}));
+  EXPECT_EQ(w.stop, SFU_STOP_RA_NOT_RECOVERABLE);
+}
+
+TEST(WalkS390x, RaNotSavedMeansR14AtTheTop) {
+  // Padding RA word: the leaf saved only FP; its RA is still in r14.
+  S390xChain s({{0, {0}}, {6, {20, -48, -72}}}, {{0, {0, 0, -8}}});
+  Walked w = walk(s.start(), s.mem.config(SFU_ABI_S390X_BE));
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{s.F + 4, s.P + 0x12, s.Q + 0x24}));
+}
+
+TEST(WalkS390x, BackChainIsOffByDefault) {
+  S390xChain s;
+  Walked w = walk(regs_with(kText + 0x800, {{SFU_S390X_SP, 0x7c00}}), s.mem.config(SFU_ABI_S390X_BE));
+  EXPECT_EQ(w.stop, SFU_STOP_NO_UNWIND_INFO);
+}
+
+// ---- every architecture ------------------------------------------------------------------------
+
+TEST(Walk, SignalFrameCallerIsLookedUpAtItsExactPc) {
+  // T is a signal trampoline; the frame it returns to was interrupted at F's first instruction,
+  // so F must be looked up at F, not F - 1 (which no function covers).
+  const uint64_t T = kText + 0x500, F = kText + 0x600, G = kText + 0x700;
+  Registered reg{table(3, SFU_ABI_AMD64_LE,
+                       {fn(T, 0x10, {{0, {16}}}, true), fn(F, 0x10, {{0, {8}}}), fn(G, 0x20, {{0, {8}}, {0x10, {}}})}),
+                 kText, kText + 0x1000};
+  FakeMemory mem(false);
+  mem.add_stack(kStackLo, kStackHi);
+  mem.put(0x7f08, F);
+  mem.put(0x7f10, G + 0x14);
+  Walked w = walk(regs_with(T + 4, {{SFU_X86_64_RSP, 0x7f00}}), mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{T + 4, F, G + 0x14}));
+  EXPECT_EQ(w.stop, SFU_STOP_END);
+}
+
+TEST(Walk, BacktraceFillsAnArray) {
+  X86Chain x;
+  sfu_regs r = x.start();
+  sfu_walk_config c = x.mem.config(SFU_ABI_AMD64_LE);
+  uint64_t pcs[8];
+  sfu_stop why;
+  EXPECT_EQ(sfu_backtrace(&r, &c, pcs, 8, &why), 3u);
+  EXPECT_EQ(why, SFU_STOP_END);
+  EXPECT_EQ(pcs[1], x.B + 0x20);
+  EXPECT_EQ(sfu_backtrace(&r, &c, pcs, 2, &why), 2u);
+  EXPECT_EQ(why, SFU_STOP_NONE);  // the array filled first
+}
+
+TEST(Walk, EveryStopHasADistinctName) {
+  std::set<std::string> names;
+  for (int s = 0; s < SFU_STOP_COUNT; s++) {
+    std::string n = sfu_stop_name(sfu_stop(s));
+    EXPECT_NE(n, "unknown-stop");
+    EXPECT_TRUE(names.insert(n).second) << n;
+  }
+  EXPECT_STREQ(sfu_stop_name(SFU_STOP_COUNT), "unknown-stop");
+}
+
+// ---- registry ----------------------------------------------------------------------------------
+
+TEST(Registry, FindsTheModuleByText) {
+  Registered a{table(3, SFU_ABI_AMD64_LE, {fn(kText, 0x10, {{0, {8}}})}), kText, kText + 0x100, "a"};
+  Registered b{table(3, SFU_ABI_AMD64_LE, {fn(kText + 0x100, 0x10, {{0, {8}}})}), kText + 0x100, kText + 0x200, "b"};
+  ASSERT_EQ(a.error(), SFU_OK);
+  ASSERT_EQ(b.error(), SFU_OK);
+  EXPECT_STREQ(sfu_module_for_pc(kText + 0xff)->name, "a");
+  EXPECT_STREQ(sfu_module_for_pc(kText + 0x100)->name, "b");
+  EXPECT_EQ(sfu_module_for_pc(kText + 0x200), nullptr);
+}
+
+TEST(Registry, NeedsATextRange) {
+  Registered r{table(3, SFU_ABI_AMD64_LE, {fn(kText, 0x10, {{0, {8}}})}), 0, 0};
+  EXPECT_EQ(r.error(), SFU_E_NO_TEXT_RANGE);
+}
+
+TEST(Registry, RefusesOverlappingText) {
+  Registered a{table(3, SFU_ABI_AMD64_LE, {fn(kText, 0x10, {{0, {8}}})}), kText, kText + 0x100};
+  Registered b{table(3, SFU_ABI_AMD64_LE, {fn(kText + 0xf0, 0x10, {{0, {8}}})}), kText + 0xf0, kText + 0x200};
+  EXPECT_EQ(b.error(), SFU_E_TEXT_OVERLAP);
+}
+
+TEST(Registry, RefusesABadTable) {
+  TableSpec t = table(3, SFU_ABI_AMD64_LE, {fn(kText, 0x10, {{0, {8}}})});
+  t.fixed_ra = 0;
+  Registered r{t, kText, kText + 0x100};
+  EXPECT_EQ(r.error(), SFU_E_BAD_FIXED_RA_OFFSET);
+  EXPECT_EQ(sfu_module_for_pc(kText), nullptr);
+}
+
+TEST(Registry, FullRegistryIsRefused) {
+  std::vector<std::unique_ptr<Registered>> all;
+  for (int i = 0; i < CONFIG_SFU_MAX_MODULES; i++) {
+    uint64_t at = kText + uint64_t(i) * 0x100;
+    all.push_back(std::make_unique<Registered>(table(3, SFU_ABI_AMD64_LE, {fn(at, 0x10, {{0, {8}}})}), at, at + 0x100));
+    ASSERT_EQ(all.back()->error(), SFU_OK) << i;
+  }
+  uint64_t at = kText + 0x100000;
+  Registered extra{table(3, SFU_ABI_AMD64_LE, {fn(at, 0x10, {{0, {8}}})}), at, at + 0x100};
+  EXPECT_EQ(extra.error(), SFU_E_REGISTRY_FULL);
+  all.pop_back();  // a free slot again
+  Registered again{table(3, SFU_ABI_AMD64_LE, {fn(at, 0x10, {{0, {8}}})}), at, at + 0x100};
+  EXPECT_EQ(again.error(), SFU_OK);
+}
+
+TEST(Registry, UnregisterTwice) {
+  std::vector<uint8_t> bytes = build_section(table(3, SFU_ABI_AMD64_LE, {fn(kText, 0x10, {{0, {8}}})}));
+  sfu_table_desc d{};
+  d.section = bytes.data();
+  d.size = bytes.size();
+  d.section_addr = 0x200000;
+  d.text_start = kText;
+  d.text_end = kText + 0x100;
+  sfu_module m{};
+  ASSERT_EQ(sfu_register(&m, &d, "m"), SFU_OK);
+  EXPECT_EQ(sfu_register(&m, &d, "m"), SFU_E_TEXT_OVERLAP);  // already there
+  EXPECT_EQ(sfu_unregister(&m), SFU_OK);
+  EXPECT_EQ(sfu_module_for_pc(kText), nullptr);
+  EXPECT_EQ(sfu_unregister(&m), SFU_E_NOT_REGISTERED);
+  EXPECT_EQ(sfu_unregister(nullptr), SFU_E_NOT_REGISTERED);
+}
+
+}  // namespace
