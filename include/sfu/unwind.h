@@ -88,6 +88,24 @@ struct sfu_regs {
 #define SFU_S390X_RA 14
 #define SFU_S390X_SP 15
 
+/* ---- Trap frames -------------------------------------------------------------------------- */
+
+/* A kernel's interrupt/exception entry code saves the interrupted registers, then calls C. A walk
+ * that reaches a PC inside [start, end) of such code reads the saved registers and goes on in the
+ * interrupted context: that frame is reported with source SFU_SOURCE_TRAP_FRAME, its PC is looked
+ * up as is (it was interrupted, not calling), and it may keep RA/FP in registers like a topmost
+ * frame. Offsets count from the entry frame's SP, the SP the entry code had when it called C. */
+struct sfu_trap_layout {
+  int32_t pc;                /* offset of the saved PC */
+  int32_t reg[SFU_REGS_MAX]; /* offset of each saved register, by DWARF number */
+  uint32_t saved;            /* bit n: reg[n] was saved; the SP must be */
+};
+
+struct sfu_trap_entry {
+  uint64_t start, end; /* the entry code */
+  const struct sfu_trap_layout *layout;
+};
+
 /* ---- Walking ------------------------------------------------------------------------------ */
 
 /* Why a walk stopped. One line each; sfu_stop_name gives the short name. */
@@ -122,6 +140,7 @@ enum sfu_frame_source {
   SFU_SOURCE_TABLE,         /* an SFrame row */
   SFU_SOURCE_FRAME_POINTER, /* a frame-record step where no row covers the PC: unreliable */
   SFU_SOURCE_BACK_CHAIN,    /* an s390x back-chain step where no row covers the PC: unreliable */
+  SFU_SOURCE_TRAP_FRAME,    /* the interrupted context, from registers saved by entry code */
 };
 
 struct sfu_frame {
@@ -139,6 +158,8 @@ struct sfu_walk_config {
   const struct sfu_stack *stacks; /* the stacks, innermost first: a walk may move only to a */
   uint32_t num_stacks;            /* stack declared later (exception -> IRQ -> task) */
   uint32_t max_frames;            /* 0: CONFIG_SFU_MAX_FRAMES */
+  const struct sfu_trap_entry *traps; /* the kernel's entry code, if a walk may cross it */
+  uint32_t num_traps;
   uint8_t abi;                    /* SFU_ABI_*; target builds: 0 (their own) */
   uint8_t arm64_va_bits;          /* 0: CONFIG_SFU_ARM64_VA_BITS */
 };

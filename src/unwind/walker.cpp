@@ -171,6 +171,43 @@ sfu_stop fallback(const Walk &w, Caller &out, int &stack) {
   return SFU_STOP_NONE;
 }
 
+const sfu_trap_entry *trap_for(const sfu_walk_config &c, uint64_t pc) {
+  for (uint32_t i = 0; i < c.num_traps; i++)
+    if (pc >= c.traps[i].start && pc < c.traps[i].end && c.traps[i].layout) return &c.traps[i];
+  return nullptr;
+}
+
+// Crossing entry code: the interrupted registers, as the layout says the code saved them.
+template <class Arch>
+sfu_stop from_trap(sfu_cursor &c, const sfu_trap_layout &l) {
+  Walk w{c};
+  uint64_t sp = c.regs.r[Arch::kSp];
+  if (!((l.saved >> Arch::kSp) & 1)) return SFU_STOP_REGISTER_UNKNOWN;
+  sfu_regs saved;
+  saved.valid = l.saved;
+  if (sfu_stop s = w.read(sp + uint64_t(int64_t(l.pc)), saved.pc)) return s;
+  for (uint32_t n = 0; n < SFU_REGS_MAX; n++) {
+    saved.r[n] = 0;
+    if ((l.saved >> n) & 1)
+      if (sfu_stop s = w.read(sp + uint64_t(int64_t(l.reg[n])), saved.r[n])) return s;
+  }
+  uint64_t new_sp = saved.r[Arch::kSp];
+  int stack = stack_holding(c.config, new_sp, 0);
+  if (stack < 0) return SFU_STOP_CFA_OUTSIDE_STACK;
+  if (stack < c.stack_index) return SFU_STOP_STACK_ORDER;
+  if (stack == c.stack_index && new_sp <= sp) return SFU_STOP_WRONG_DIRECTION;
+  if (saved.pc == 0) return SFU_STOP_END;
+  c.regs.pc = saved.pc;
+  c.regs.valid = saved.valid;
+  for (uint32_t n = 0; n < SFU_REGS_MAX; n++) c.regs.r[n] = saved.r[n];
+  c.prev_cfa = 0;  // a new context: its first CFA is checked against its SP only
+  c.stack_index = stack;
+  c.topmost = 1;   // interrupted anywhere: RA and FP may still be in registers
+  c.exact_pc = 1;
+  c.last_source = SFU_SOURCE_TRAP_FRAME;
+  return SFU_STOP_NONE;
+}
+
 // From the cursor's frame to its caller's; commits the caller into the cursor on success.
 template <class Arch>
 sfu_stop step(sfu_cursor &c) {
@@ -178,6 +215,7 @@ sfu_stop step(sfu_cursor &c) {
   uint64_t pc = c.regs.pc;
   // A return address points after the call: the call itself is at pc - 1.
   uint64_t lookup = c.exact_pc ? pc : pc - 1;
+  if (const sfu_trap_entry *t = trap_for(c.config, lookup)) return from_trap<Arch>(c, *t->layout);
   const sfu_module *m = sfu_module_for_pc(lookup);
   if (!m) return SFU_STOP_END;  // outside all known text: nothing more to say
   Caller caller;
@@ -195,7 +233,9 @@ sfu_stop step(sfu_cursor &c) {
   // A CFA equal to the last one is only allowed across a stack switch.
   if (stack == c.stack_index && caller.cfa == c.prev_cfa)
     return caller.ra == pc ? SFU_STOP_REPEATED_FRAME : SFU_STOP_WRONG_DIRECTION;
-  if (!sfu_module_for_pc(caller.ra) && !sfu_module_for_pc(caller.ra - 1)) return SFU_STOP_END;
+  bool known = sfu_module_for_pc(caller.ra - 1) || sfu_module_for_pc(caller.ra) ||
+               trap_for(c.config, caller.ra - 1);
+  if (!known) return SFU_STOP_END;
 
   c.prev_cfa = caller.cfa;
   c.regs.pc = caller.ra;
@@ -285,6 +325,8 @@ extern "C" void sfu_walk_start(struct sfu_cursor *c, const struct sfu_regs *regs
   c->config.stacks = config->stacks;
   c->config.num_stacks = config->stacks ? config->num_stacks : 0;
   c->config.max_frames = config->max_frames ? config->max_frames : CONFIG_SFU_MAX_FRAMES;
+  c->config.traps = config->traps;
+  c->config.num_traps = config->traps ? config->num_traps : 0;
   c->config.abi = config->abi ? config->abi : uint8_t(SFU_BUILD_ABI);
   c->config.arm64_va_bits = config->arm64_va_bits;
   c->regs.pc = regs->pc;

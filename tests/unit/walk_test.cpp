@@ -443,3 +443,110 @@ TEST(Registry, UnregisterTwice) {
 }
 
 }  // namespace
+
+namespace {
+
+// ---- trap frames -------------------------------------------------------------------------------
+
+// H (a C fault handler, on the exception stack) was called by entry code E, which saved the
+// interrupted registers at its SP: the walk goes on in I, interrupted at its first instruction on
+// the task stack, then I's caller J.
+struct X86Trap {
+  const uint64_t J = kText, I = kText + 0x100, H = kText + 0x200, E = kText + 0x900;
+  Registered reg{table(3, SFU_ABI_AMD64_LE,
+                       {fn(J, 0x40, {{0, {8}}, {0x10, {}}}), fn(I, 0x20, {{0, {8}}}), fn(H, 0x20, {{0, {16}}})}),
+                 kText, kText + 0x1000};
+  FakeMemory mem{false};
+  sfu_trap_layout layout{};
+  sfu_trap_entry entry{E, E + 0x40, &layout};
+
+  X86Trap() {
+    mem.add_stack(0x3000, 0x4000, SFU_STACK_EXCEPTION);
+    mem.add_stack(kStackLo, kStackHi, SFU_STACK_TASK);
+    layout.pc = 0x80;  // like pt_regs: ..., rbp at 0x20, rip at 0x80, rsp at 0x98
+    layout.reg[SFU_X86_64_RBP] = 0x20;
+    layout.reg[SFU_X86_64_RSP] = 0x98;
+    layout.saved = (1u << SFU_X86_64_RBP) | (1u << SFU_X86_64_RSP);
+    mem.put(0x3f08, E + 0x20);  // H: CFA = 0x3f00 + 16; RA into the entry code
+    const uint64_t regs_at = 0x3f10;  // the entry code's SP when it called H
+    mem.put(regs_at + 0x80, I);
+    mem.put(regs_at + 0x20, 0x7fc0);
+    mem.put(regs_at + 0x98, 0x7f00);
+    mem.put(0x7f00, J + 0x14);  // I, just entered: CFA = rsp + 8, RA at rsp
+  }
+  sfu_walk_config config() {
+    sfu_walk_config c = mem.config(SFU_ABI_AMD64_LE);
+    c.traps = &entry;
+    c.num_traps = 1;
+    return c;
+  }
+  sfu_regs start() { return regs_with(H + 4, {{SFU_X86_64_RSP, 0x3f00}}); }
+};
+
+TEST(WalkTrapFrames, CrossesIntoTheInterruptedContext) {
+  X86Trap x;
+  Walked w = walk(x.start(), x.config());
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{x.H + 4, x.E + 0x20, x.I, x.J + 0x14}));
+  EXPECT_EQ(w.stop, SFU_STOP_END);
+  ASSERT_EQ(w.frames.size(), 4u);
+  EXPECT_EQ(w.frames[1].stack_kind, SFU_STACK_EXCEPTION);
+  EXPECT_EQ(w.frames[2].source, SFU_SOURCE_TRAP_FRAME);  // the boundary
+  EXPECT_EQ(w.frames[2].sp, 0x7f00u);
+  EXPECT_EQ(w.frames[2].stack_kind, SFU_STACK_TASK);
+  EXPECT_EQ(w.frames[3].source, SFU_SOURCE_TABLE);
+  EXPECT_TRUE(w.frames[3].reliable);
+  expect_clean(x.mem);
+}
+
+TEST(WalkTrapFrames, WithoutTheEntryDescribedTheWalkStops) {
+  X86Trap x;
+  sfu_walk_config c = x.config();
+  c.num_traps = 0;  // E is registered text without rows, and there is no frame pointer
+  Walked w = walk(x.start(), c);
+  EXPECT_EQ(w.frames.size(), 2u);
+  EXPECT_EQ(w.stop, SFU_STOP_NO_UNWIND_INFO);
+}
+
+TEST(WalkTrapFrames, SavedStackPointerMustBeSaved) {
+  X86Trap x;
+  x.layout.saved &= ~(1u << SFU_X86_64_RSP);
+  Walked w = walk(x.start(), x.config());
+  EXPECT_EQ(w.frames.size(), 2u);
+  EXPECT_EQ(w.stop, SFU_STOP_REGISTER_UNKNOWN);
+}
+
+TEST(WalkTrapFrames, SavedStackPointerBelowTheEntryFrame) {
+  X86Trap x;
+  x.mem.put(0x3f10 + 0x98, 0x3e00);  // "interrupted" on the same stack, below the handler
+  Walked w = walk(x.start(), x.config());
+  EXPECT_EQ(w.stop, SFU_STOP_WRONG_DIRECTION);
+}
+
+TEST(WalkTrapFrames, InterruptedLeafMayKeepItsReturnAddressInTheLinkRegister) {
+  // arm64: the interrupted function is a leaf whose RA is still in x30, saved by the entry code.
+  const uint64_t N = kText, L = kText + 0x300, H = kText + 0x200, E = kText + 0x900;
+  Registered reg{table(3, SFU_ABI_AARCH64_LE,
+                       {fn(N, 0x40, {{0, {0}}, {0x20, {}}}), fn(H, 0x20, {{0, {16, -8, -16}}}), fn(L, 0x10, {{0, {0}}})}),
+                 kText, kText + 0x1000};
+  FakeMemory mem(false);
+  mem.add_stack(kStackLo, kStackHi);
+  sfu_trap_layout layout{};
+  layout.pc = 0x100;
+  layout.reg[SFU_ARM64_LR] = 0xf0;
+  layout.reg[SFU_ARM64_SP] = 0xf8;
+  layout.saved = (1u << SFU_ARM64_LR) | (1u << SFU_ARM64_SP);
+  sfu_trap_entry entry{E, E + 0x40, &layout};
+  mem.put(0x7e08, E + 0x10);  // H: CFA = 0x7e00 + 16, RA at CFA - 8
+  const uint64_t regs_at = 0x7e10;
+  mem.put(regs_at + 0x100, L + 4);
+  mem.put(regs_at + 0xf0, kPac | (N + 0x24));
+  mem.put(regs_at + 0xf8, 0x7f00);
+  sfu_walk_config c = mem.config(SFU_ABI_AARCH64_LE);
+  c.traps = &entry;
+  c.num_traps = 1;
+  Walked w = walk(regs_with(H + 4, {{SFU_ARM64_SP, 0x7e00}}), c);
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{H + 4, E + 0x10, L + 4, N + 0x24}));
+  EXPECT_EQ(w.stop, SFU_STOP_END);
+}
+
+}  // namespace
