@@ -43,10 +43,16 @@ FREESTANDING := -ffreestanding -nostdlib -fno-stack-protector -fno-pic -fno-pie 
 TARGET_CXXFLAGS := $(CORE_COMMON) $(FREESTANDING) $(ARCHFLAGS_$(ARCH)) $(KCFLAGS)
 HOST_CORE_CXXFLAGS := $(CORE_COMMON) -fPIC -DSFU_HOSTED=1
 
+# Assembly: the target's own; the host (x86_64) build uses arch/x86_64's.
+TARGET_ASM := $(sort $(wildcard arch/$(ARCH)/*.S))
+HOST_ASM := $(sort $(wildcard arch/x86_64/*.S))
+
 TARGET_DIR := $(BUILD)/$(ARCH)
-TARGET_OBJS := $(patsubst %.cpp,$(TARGET_DIR)/obj/%.o,$(CORE_SRCS))
+TARGET_OBJS := $(patsubst %.cpp,$(TARGET_DIR)/obj/%.o,$(CORE_SRCS)) \
+	$(patsubst %.S,$(TARGET_DIR)/obj/%.o,$(TARGET_ASM))
 HOST_DIR := $(BUILD)/host
-HOST_OBJS := $(patsubst %.cpp,$(HOST_DIR)/obj/%.o,$(CORE_SRCS))
+HOST_OBJS := $(patsubst %.cpp,$(HOST_DIR)/obj/%.o,$(CORE_SRCS)) \
+	$(patsubst %.S,$(HOST_DIR)/obj/%.o,$(HOST_ASM))
 
 DEPS_STAMP := $(BUILD)/.deps-installed
 
@@ -72,6 +78,10 @@ $(TARGET_DIR)/obj/%.o: %.cpp $(CORE_HDRS) $(CONFIG_H) Makefile | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CROSS)g++ $(TARGET_CXXFLAGS) -c $< -o $@
 
+$(TARGET_DIR)/obj/%.o: %.S Makefile | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CROSS)gcc -c $< -o $@
+
 $(TARGET_DIR)/libsfu.a: $(TARGET_OBJS)
 	@rm -f $@
 	$(CROSS)ar rcs $@ $^
@@ -79,6 +89,10 @@ $(TARGET_DIR)/libsfu.a: $(TARGET_OBJS)
 $(HOST_DIR)/obj/%.o: %.cpp $(CORE_HDRS) $(CONFIG_H) Makefile | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(HOST_CXX) $(HOST_CORE_CXXFLAGS) -c $< -o $@
+
+$(HOST_DIR)/obj/%.o: %.S Makefile | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(HOST_CXX) -c $< -o $@
 
 $(HOST_DIR)/libsfu.a: $(HOST_OBJS)
 	@rm -f $@

@@ -15,7 +15,7 @@ FUZZ_CHECK_SECONDS ?= 60
 
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 SAN_DIR := $(BUILD)/host-san
-SAN_OBJS := $(patsubst %.cpp,$(SAN_DIR)/obj/%.o,$(CORE_SRCS))
+SAN_OBJS := $(patsubst %.cpp,$(SAN_DIR)/obj/%.o,$(CORE_SRCS)) $(patsubst %.S,$(HOST_DIR)/obj/%.o,$(HOST_ASM))
 
 TEST_CXXFLAGS := -std=c++20 -O1 -g -Wall -Wextra -Wno-maybe-uninitialized -Iinclude -Isrc -Iarch -Itests -I$(BUILD)/config \
 	-DSFU_HOSTED=1 -DSFU_CORPUS_DIR='"$(SFU_CORPUS)"' -DSFU_SOURCE_DIR='"$(CURDIR)"' $(SAN)
@@ -48,7 +48,7 @@ $(FUZZ_DIR)/fuzz_sframe: $(FUZZ_SRCS) $(FUZZ_HDRS) $(CORE_HDRS) $(CONFIG_H) | $(
 # The core again, built with a second configuration (tests/variant/minimal.config).
 VARIANT_DIR := $(BUILD)/variant-minimal
 VARIANT_CONFIG_H := $(VARIANT_DIR)/config/sfu_autoconf.h
-VARIANT_OBJS := $(patsubst %.cpp,$(VARIANT_DIR)/obj/%.o,$(CORE_SRCS))
+VARIANT_OBJS := $(patsubst %.cpp,$(VARIANT_DIR)/obj/%.o,$(CORE_SRCS)) $(patsubst %.S,$(HOST_DIR)/obj/%.o,$(HOST_ASM))
 VARIANT_TEST_OBJS := $(patsubst %.cpp,$(BUILD)/tests/obj/%.o,$(sort $(wildcard tests/variant/*.cpp)) $(SUPPORT_SRCS))
 
 $(VARIANT_CONFIG_H): Kconfig scripts/kconfig.py tests/variant/minimal.config | $(DEPS_STAMP)

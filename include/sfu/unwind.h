@@ -78,6 +78,11 @@ struct sfu_regs {
   uint32_t valid; /* bit n: r[n] holds a value */
 };
 
+/* Fills *regs with the caller's registers at the point it returns to (assembly, per
+ * architecture), so a walk can start from the current function: its first frame is the caller.
+ * Only registers a function keeps across calls (and SP, FP) are captured. */
+void sfu_capture_here(struct sfu_regs *regs);
+
 /* DWARF numbers the API names. */
 #define SFU_X86_64_RBP 6
 #define SFU_X86_64_RSP 7

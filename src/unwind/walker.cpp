@@ -18,6 +18,11 @@
 namespace sfu::unwind {
 namespace {
 
+// arch/<arch>/capture.S stores registers at these offsets.
+static_assert(__builtin_offsetof(sfu_regs, pc) == 0);
+static_assert(__builtin_offsetof(sfu_regs, r) == 8);
+static_assert(__builtin_offsetof(sfu_regs, valid) == 264);
+
 constexpr bool kFpFallback =
 #ifdef CONFIG_SFU_FP_FALLBACK
     true;
