@@ -1,0 +1,82 @@
+/* Output: a tiny formatter writing through the caller's character sink, and backtrace lines.
+ *
+ * Freestanding and callable from C. Nothing here allocates, locks or buffers: every character
+ * goes straight to sink->putc, in order, from the calling context (so a sink that is safe in an
+ * NMI makes printing safe in an NMI). A NULL sink, or a sink whose putc is NULL, prints nothing.
+ *
+ * A backtrace (sfu_print_backtrace) is one line per frame, then one stop line:
+ *
+ *    #0     0x0000000000100800  sp 0x0000000000007ef0  task   [regs]       vmlinux
+ *    #1   ? 0x0000000000100120  sp 0x0000000000007f10  task   [fp]         vmlinux
+ *    #2   ? 0x0000000000300030  sp 0x0000000000007fb0  task   [table]      ext4
+ *   stop: end-of-stack (unreliable)
+ *
+ * Frame line, field by field (sfu_print_frame prints one, '\n' included):
+ *   " #" index      decimal, left-aligned, padded to 3 digits (wider indexes push the line right)
+ *   " ? " / "   "   '?' when frame->reliable is 0: it or an earlier frame of the trace came
+ *                   from a fallback step (frame pointer, back chain); Linux marks guesses so too
+ *   pc              "0x" + 16 lowercase hex digits: the return address (frame 0: the start PC)
+ *   "  sp " sp      the same, the frame's stack pointer
+ *   "  " kind       the stack sp is on, padded to 5: task, irq, exc, other
+ *   "  [" source "]" how the frame was found, padded to 11 with the brackets:
+ *                   regs (the start registers), table (an SFrame row), fp (frame-record step),
+ *                   backchain (s390x back-chain step), trap (registers saved by entry code)
+ *   "  " module     the name of the registered table whose text holds pc; "-" when none holds
+ *                   it, "(unnamed)" when it was registered without a name
+ * Fields are separated by fixed spaces, so the columns line up; no line ends in a space.
+ *
+ * Stop line: "stop: " + sfu_stop_name(reason) + " (reliable)" or " (unreliable)". A trace is
+ * reliable only when it reached the end of the stack (SFU_STOP_END) with at least one frame and
+ * no frame marked unreliable. A walk cut short by the frame cap or by any guard is unreliable,
+ * whatever its frames were.
+ *
+ * Symbol+offset is not printed here: the module name is.
+ */
+#ifndef SFU_PRINT_H
+#define SFU_PRINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sfu/unwind.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Where printed characters go: putc(ctx, c) once per character. Call it through the pointer in
+ * parentheses, (sink->putc)(sink->ctx, c), where a libc may define putc as a macro. */
+struct sfu_sink {
+  void (*putc)(void *ctx, char c);
+  void *ctx;
+};
+
+/* The characters of str up to its NUL, at most SFU_PRINT_STR_MAX of them; "(null)" for NULL. */
+#define SFU_PRINT_STR_MAX 4096
+void sfu_print_str(const struct sfu_sink *sink, const char *str);
+
+/* "0x" and the value in lowercase hex, zero-padded to at least min_digits digits (at most 16
+ * count: a larger min_digits is taken as 16). 0 with min_digits 0 prints "0x0". */
+void sfu_print_hex(const struct sfu_sink *sink, uint64_t value, unsigned min_digits);
+
+/* Decimal, with '-' for negative values; the whole int64_t range, INT64_MIN included. */
+void sfu_print_dec(const struct sfu_sink *sink, int64_t value);
+
+/* Unsigned decimal, 0 to 18446744073709551615. */
+void sfu_print_udec(const struct sfu_sink *sink, uint64_t value);
+
+/* One frame's line (format above), ending in '\n'; its index is frame->index (which saturates at
+ * 255: sfu_print_backtrace counts frames itself). Prints nothing for a NULL frame. */
+void sfu_print_frame(const struct sfu_sink *sink, const struct sfu_frame *frame);
+
+/* Walks from regs (sfu_walk_start/sfu_walk_next on a cursor of its own, on this stack: about
+ * 400 bytes) and prints every frame, then the stop line. Returns the number of frames, which is
+ * also what it returns when the sink prints nothing. */
+size_t sfu_print_backtrace(const struct sfu_sink *sink, const struct sfu_regs *regs,
+                           const struct sfu_walk_config *config);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SFU_PRINT_H */

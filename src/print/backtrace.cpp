@@ -1,0 +1,85 @@
+// Backtrace lines: one per frame and a stop line, in the format sfu/print.h documents. Built on
+// the formatter's public calls only; the walk runs on a cursor on this function's stack.
+#include "sfu/print.h"
+
+namespace {
+
+// Labels pre-padded to their column's width, so the columns line up without measuring.
+const char *kind_label(uint8_t kind) {
+  static const char *const labels[] = {
+      "task ",  // SFU_STACK_TASK
+      "irq  ",  // SFU_STACK_IRQ
+      "exc  ",  // SFU_STACK_EXCEPTION
+      "other",  // SFU_STACK_OTHER
+  };
+  return kind < sizeof(labels) / sizeof(labels[0]) ? labels[kind] : labels[SFU_STACK_OTHER];
+}
+
+const char *source_label(uint8_t source) {
+  static const char *const labels[] = {
+      "[regs]     ",  // SFU_SOURCE_REGISTERS
+      "[table]    ",  // SFU_SOURCE_TABLE
+      "[fp]       ",  // SFU_SOURCE_FRAME_POINTER
+      "[backchain]",  // SFU_SOURCE_BACK_CHAIN
+      "[trap]     ",  // SFU_SOURCE_TRAP_FRAME
+  };
+  static_assert(sizeof(labels) / sizeof(labels[0]) == SFU_SOURCE_TRAP_FRAME + 1, "a label per source");
+  return source < sizeof(labels) / sizeof(labels[0]) ? labels[source] : "[unknown]  ";
+}
+
+unsigned dec_width(uint64_t v) {
+  unsigned n = 1;
+  for (; v >= 10 && n < 20; v /= 10) n++;
+  return n;
+}
+
+void frame_line(const sfu_sink *sink, const sfu_frame *f, uint64_t index) {
+  constexpr unsigned kIndexWidth = 3;
+  sfu_print_str(sink, " #");
+  sfu_print_udec(sink, index);
+  for (unsigned w = dec_width(index); w < kIndexWidth; w++) sfu_print_str(sink, " ");
+  sfu_print_str(sink, f->reliable ? "   " : " ? ");
+  sfu_print_hex(sink, f->pc, 16);
+  sfu_print_str(sink, "  sp ");
+  sfu_print_hex(sink, f->sp, 16);
+  sfu_print_str(sink, "  ");
+  sfu_print_str(sink, kind_label(f->stack_kind));
+  sfu_print_str(sink, "  ");
+  sfu_print_str(sink, source_label(f->source));
+  sfu_print_str(sink, "  ");
+  if (!f->module)
+    sfu_print_str(sink, "-");
+  else if (!f->module->name || f->module->name[0] == '\0')
+    sfu_print_str(sink, "(unnamed)");
+  else
+    sfu_print_str(sink, f->module->name);
+  sfu_print_str(sink, "\n");
+}
+
+}  // namespace
+
+extern "C" void sfu_print_frame(const struct sfu_sink *sink, const struct sfu_frame *frame) {
+  if (!frame) return;
+  frame_line(sink, frame, frame->index);
+}
+
+extern "C" size_t sfu_print_backtrace(const struct sfu_sink *sink, const struct sfu_regs *regs,
+                                      const struct sfu_walk_config *config) {
+  sfu_cursor cursor;
+  sfu_walk_start(&cursor, regs, config);
+  sfu_frame frame;
+  size_t frames = 0;
+  bool reliable = true;
+  // Bounded by the walk's frame cap.
+  while (sfu_walk_next(&cursor, &frame)) {
+    frame_line(sink, &frame, frames);
+    reliable = reliable && frame.reliable;
+    frames++;
+  }
+  sfu_stop stop = sfu_walk_stop(&cursor);
+  reliable = reliable && frames > 0 && stop == SFU_STOP_END;
+  sfu_print_str(sink, "stop: ");
+  sfu_print_str(sink, sfu_stop_name(stop));
+  sfu_print_str(sink, reliable ? " (reliable)\n" : " (unreliable)\n");
+  return frames;
+}

@@ -1,0 +1,319 @@
+// The output layer: exact text from the formatter, and whole printed traces of walks on the
+// fake machine's synthetic stacks.
+#include <gtest/gtest.h>
+
+#include <stdint.h>
+
+#include <string>
+
+#include "sfu/print.h"
+#include "support/fake_machine.h"
+
+using namespace sfu::test;
+
+namespace {
+
+// A sink that appends to a string.
+struct Text {
+  std::string s;
+  sfu_sink sink{[](void *ctx, char c) { static_cast<std::string *>(ctx)->push_back(c); }, &s};
+  Text() = default;
+  Text(const Text &) = delete;  // the sink points at this object's string
+  const sfu_sink *get() const { return &sink; }
+};
+
+template <class F>
+std::string printed(F f) {
+  Text t;
+  f(t.get());
+  return t.s;
+}
+
+std::string hex(uint64_t v, unsigned digits) {
+  return printed([&](const sfu_sink *s) { sfu_print_hex(s, v, digits); });
+}
+std::string dec(int64_t v) {
+  return printed([&](const sfu_sink *s) { sfu_print_dec(s, v); });
+}
+std::string udec(uint64_t v) {
+  return printed([&](const sfu_sink *s) { sfu_print_udec(s, v); });
+}
+std::string str(const char *v) {
+  return printed([&](const sfu_sink *s) { sfu_print_str(s, v); });
+}
+
+// ---- formatter ---------------------------------------------------------------------------------
+
+TEST(PrintFormat, Hex) {
+  EXPECT_EQ(hex(0, 0), "0x0");
+  EXPECT_EQ(hex(0, 1), "0x0");
+  EXPECT_EQ(hex(0, 16), "0x0000000000000000");
+  EXPECT_EQ(hex(0xabcdef, 0), "0xabcdef");
+  EXPECT_EQ(hex(0xabcdef, 4), "0xabcdef");  // min_digits never truncates
+  EXPECT_EQ(hex(0xff, 4), "0x00ff");
+  EXPECT_EQ(hex(0x401234, 16), "0x0000000000401234");
+  EXPECT_EQ(hex(0x1000000000000000, 0), "0x1000000000000000");
+  EXPECT_EQ(hex(UINT64_MAX, 0), "0xffffffffffffffff");
+  EXPECT_EQ(hex(UINT64_MAX, 16), "0xffffffffffffffff");
+  EXPECT_EQ(hex(1, 17), "0x0000000000000001");  // more than 16 is taken as 16
+  EXPECT_EQ(hex(1, UINT32_MAX), "0x0000000000000001");
+}
+
+TEST(PrintFormat, SignedDecimal) {
+  EXPECT_EQ(dec(0), "0");
+  EXPECT_EQ(dec(7), "7");
+  EXPECT_EQ(dec(-1), "-1");
+  EXPECT_EQ(dec(10), "10");
+  EXPECT_EQ(dec(-160), "-160");
+  EXPECT_EQ(dec(INT64_MAX), "9223372036854775807");
+  EXPECT_EQ(dec(INT64_MIN), "-9223372036854775808");
+  EXPECT_EQ(dec(INT64_MIN + 1), "-9223372036854775807");
+}
+
+TEST(PrintFormat, UnsignedDecimal) {
+  EXPECT_EQ(udec(0), "0");
+  EXPECT_EQ(udec(9), "9");
+  EXPECT_EQ(udec(1000), "1000");
+  EXPECT_EQ(udec(uint64_t(INT64_MAX) + 1), "9223372036854775808");
+  EXPECT_EQ(udec(UINT64_MAX), "18446744073709551615");
+}
+
+TEST(PrintFormat, Strings) {
+  EXPECT_EQ(str(""), "");
+  EXPECT_EQ(str("stop: end-of-stack"), "stop: end-of-stack");
+  EXPECT_EQ(str(nullptr), "(null)");
+  std::string longer(SFU_PRINT_STR_MAX + 10, 'x');
+  EXPECT_EQ(str(longer.c_str()), std::string(SFU_PRINT_STR_MAX, 'x'));
+}
+
+TEST(PrintFormat, NoSinkPrintsNothingAndDoesNotCrash) {
+  sfu_sink no_putc{nullptr, nullptr};
+  for (const sfu_sink *s : {static_cast<const sfu_sink *>(nullptr), static_cast<const sfu_sink *>(&no_putc)}) {
+    sfu_print_str(s, "x");
+    sfu_print_hex(s, 1, 4);
+    sfu_print_dec(s, -1);
+    sfu_print_udec(s, 1);
+    sfu_frame f{};
+    sfu_print_frame(s, &f);
+  }
+  EXPECT_EQ(printed([](const sfu_sink *s) { sfu_print_frame(s, nullptr); }), "");
+}
+
+// ---- one frame ---------------------------------------------------------------------------------
+
+TEST(PrintFrame, EveryField) {
+  sfu_module m{};
+  m.name = "ext4";
+  sfu_frame f{};
+  f.pc = 0xffffffff81001234;
+  f.sp = 0xffffc90000003f58;
+  f.module = &m;
+  f.source = SFU_SOURCE_TABLE;
+  f.reliable = 1;
+  f.stack_kind = SFU_STACK_IRQ;
+  f.index = 7;
+  auto line = [&] { return printed([&](const sfu_sink *s) { sfu_print_frame(s, &f); }); };
+  EXPECT_EQ(line(), " #7     0xffffffff81001234  sp 0xffffc90000003f58  irq    [table]      ext4\n");
+
+  f.reliable = 0;
+  f.source = SFU_SOURCE_FRAME_POINTER;
+  f.stack_kind = SFU_STACK_EXCEPTION;
+  f.index = 42;
+  EXPECT_EQ(line(), " #42  ? 0xffffffff81001234  sp 0xffffc90000003f58  exc    [fp]         ext4\n");
+
+  f.source = SFU_SOURCE_BACK_CHAIN;
+  f.stack_kind = SFU_STACK_OTHER;
+  f.index = 255;  // saturated
+  m.name = nullptr;
+  EXPECT_EQ(line(), " #255 ? 0xffffffff81001234  sp 0xffffc90000003f58  other  [backchain]  (unnamed)\n");
+
+  f.source = SFU_SOURCE_REGISTERS;
+  f.stack_kind = SFU_STACK_TASK;
+  f.reliable = 1;
+  f.index = 0;
+  f.module = nullptr;
+  f.pc = 0;
+  f.sp = 0;
+  EXPECT_EQ(line(), " #0     0x0000000000000000  sp 0x0000000000000000  task   [regs]       -\n");
+
+  f.source = 4;  // a trap frame
+  f.stack_kind = 200;  // a kind the API does not name
+  m.name = "";
+  f.module = &m;
+  EXPECT_EQ(line(), " #0     0x0000000000000000  sp 0x0000000000000000  other  [trap]       (unnamed)\n");
+
+  f.source = 99;
+  EXPECT_EQ(line(), " #0     0x0000000000000000  sp 0x0000000000000000  other  [unknown]    (unnamed)\n");
+}
+
+// ---- whole traces ------------------------------------------------------------------------------
+
+constexpr uint64_t kText = 0x100000;
+constexpr uint64_t kStackLo = 0x7000, kStackHi = 0x8000;
+
+FdeSpec fn(uint64_t start, uint32_t size, std::vector<FreSpec> rows) {
+  FdeSpec f;
+  f.start = start;
+  f.size = size;
+  f.fres = std::move(rows);
+  return f;
+}
+
+TableSpec x86_table(std::vector<FdeSpec> fdes) {
+  TableSpec t;
+  t.version = 3;
+  t.abi = SFU_ABI_AMD64_LE;
+  t.fixed_ra = -8;
+  t.section_addr = 0x200000;
+  t.fdes = std::move(fdes);
+  return t;
+}
+
+// As in walk_test: C (leaf after push %rbp) <- B (rbp-based frame) <- A (outermost row).
+struct X86Chain {
+  const uint64_t A = kText, B = kText + 0x100, C = kText + 0x200;
+  Registered reg;
+  FakeMemory mem{false};
+
+  explicit X86Chain(const char *name = "vmlinux")
+      : reg(x86_table({fn(A, 0x40, {{0, {8}}, {4, {40}}, {0x20, {}}}),
+                       fn(B, 0x40, {{0, {8}}, {1, {16, -16}}, {4, {16, -16}, false}, {0x3f, {8, -16}}}),
+                       fn(C, 0x20, {{0, {8}}, {1, {16, -16}}})}),
+            kText, kText + 0x1000, name) {
+    mem.add_stack(kStackLo, kStackHi);
+    mem.put(0x7f08, B + 0x20);  // C: CFA = rsp + 16; RA at CFA - 8
+    mem.put(0x7f00, 0x7fa0);    // C: saved rbp = B's
+    mem.put(0x7fa8, A + 0x30);  // B: CFA = rbp + 16 = 0x7fb0
+    mem.put(0x7fa0, 0);
+  }
+  sfu_regs start() { return regs_with(C + 0x10, {{SFU_X86_64_RSP, 0x7f00}, {SFU_X86_64_RBP, 0x7fa0}}); }
+};
+
+struct Trace {
+  std::string text;
+  size_t frames;
+};
+
+Trace print_trace(const sfu_regs &regs, const sfu_walk_config &config) {
+  Text t;
+  size_t n = sfu_print_backtrace(t.get(), &regs, &config);
+  return {t.s, n};
+}
+
+TEST(PrintBacktrace, TableFramesToTheEndAreReliable) {
+  X86Chain x;
+  ASSERT_EQ(x.reg.error(), SFU_OK);
+  Trace t = print_trace(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(t.text,
+            " #0     0x0000000000100210  sp 0x0000000000007f00  task   [regs]       vmlinux\n"
+            " #1     0x0000000000100120  sp 0x0000000000007f10  task   [table]      vmlinux\n"
+            " #2     0x0000000000100030  sp 0x0000000000007fb0  task   [table]      vmlinux\n"
+            "stop: end-of-stack (reliable)\n");
+  EXPECT_EQ(t.frames, 3u);
+  EXPECT_TRUE(x.mem.stray_reads().empty());
+}
+
+TEST(PrintBacktrace, PrintsTheSameFramesAsTheWalk) {
+  X86Chain x;
+  sfu_regs r = x.start();
+  sfu_walk_config c = x.mem.config(SFU_ABI_AMD64_LE);
+  Walked w = walk(r, c);
+  std::string expected;
+  for (const sfu_frame &f : w.frames) expected += printed([&](const sfu_sink *s) { sfu_print_frame(s, &f); });
+  expected += "stop: end-of-stack (reliable)\n";
+  EXPECT_EQ(print_trace(r, c).text, expected);
+}
+
+TEST(PrintBacktrace, FramePointerFallbackIsMarked) {
+  // The PC is in registered text that no function covers: one frame-record step, then rows.
+  X86Chain x;
+  x.mem.put(0x7f00, 0x7fa0);
+  x.mem.put(0x7f08, x.B + 0x20);
+  Trace t = print_trace(regs_with(kText + 0x800, {{SFU_X86_64_RSP, 0x7ef0}, {SFU_X86_64_RBP, 0x7f00}}),
+                        x.mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(t.text,
+            " #0     0x0000000000100800  sp 0x0000000000007ef0  task   [regs]       vmlinux\n"
+            " #1   ? 0x0000000000100120  sp 0x0000000000007f10  task   [fp]         vmlinux\n"
+            " #2   ? 0x0000000000100030  sp 0x0000000000007fb0  task   [table]      vmlinux\n"
+            "stop: end-of-stack (unreliable)\n");
+  EXPECT_EQ(t.frames, 3u);
+}
+
+TEST(PrintBacktrace, FrameCapIsUnreliable) {
+  X86Chain x;
+  Trace t = print_trace(x.start(), x.mem.config(SFU_ABI_AMD64_LE, 2));
+  EXPECT_EQ(t.text,
+            " #0     0x0000000000100210  sp 0x0000000000007f00  task   [regs]       vmlinux\n"
+            " #1     0x0000000000100120  sp 0x0000000000007f10  task   [table]      vmlinux\n"
+            "stop: frame-cap-reached (unreliable)\n");
+  EXPECT_EQ(t.frames, 2u);
+}
+
+TEST(PrintBacktrace, GuardStopIsUnreliable) {
+  X86Chain x;
+  x.mem.poison(0x7fa8);
+  Trace t = print_trace(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(t.text,
+            " #0     0x0000000000100210  sp 0x0000000000007f00  task   [regs]       vmlinux\n"
+            " #1     0x0000000000100120  sp 0x0000000000007f10  task   [table]      vmlinux\n"
+            "stop: read-refused (unreliable)\n");
+  EXPECT_EQ(t.frames, 2u);
+}
+
+TEST(PrintBacktrace, BadStartPrintsOnlyTheStopLine) {
+  X86Chain x;
+  Trace t = print_trace(regs_with(x.C, {{SFU_X86_64_RSP, 0x100}}), x.mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(t.text, "stop: bad-start (unreliable)\n");
+  EXPECT_EQ(t.frames, 0u);
+  Text none;
+  EXPECT_EQ(sfu_print_backtrace(none.get(), nullptr, nullptr), 0u);
+  EXPECT_EQ(none.s, "stop: bad-start (unreliable)\n");
+}
+
+TEST(PrintBacktrace, UnnamedModuleAndStackKinds) {
+  // An interrupt handler H on the IRQ stack; its rbp-based CFA leads to B on the task stack.
+  const uint64_t A = kText, B = kText + 0x100, H = kText + 0x200;
+  Registered reg{x86_table({fn(A, 0x40, {{0, {}}}), fn(B, 0x40, {{0, {16}}}), fn(H, 0x20, {{0, {16, -16}, false}})}),
+                 kText, kText + 0x1000, nullptr};
+  ASSERT_EQ(reg.error(), SFU_OK);
+  FakeMemory mem{false};
+  mem.add_stack(0x3000, 0x4000, SFU_STACK_IRQ);
+  mem.add_stack(kStackLo, kStackHi, SFU_STACK_TASK);
+  mem.put(0x7f08, B + 0x10);
+  mem.put(0x7f00, 0);
+  mem.put(0x7f18, A + 0x10);
+  Trace t = print_trace(regs_with(H + 4, {{SFU_X86_64_RSP, 0x3f00}, {SFU_X86_64_RBP, 0x7f00}}),
+                        mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(t.text,
+            " #0     0x0000000000100204  sp 0x0000000000003f00  irq    [regs]       (unnamed)\n"
+            " #1     0x0000000000100110  sp 0x0000000000007f10  task   [table]      (unnamed)\n"
+            " #2     0x0000000000100010  sp 0x0000000000007f20  task   [table]      (unnamed)\n"
+            "stop: end-of-stack (reliable)\n");
+  EXPECT_EQ(t.frames, 3u);
+}
+
+TEST(PrintBacktrace, TwoModules) {
+  // K (the kernel image) calls into M (a module), which calls back into K's leaf L.
+  const uint64_t K = kText, L = kText + 0x100, M = 0x300000;
+  Registered kernel{x86_table({fn(K, 0x40, {{0, {8}}, {0x20, {}}}), fn(L, 0x20, {{0, {8}}})}), kText, kText + 0x1000,
+                    "vmlinux"};
+  TableSpec mt = x86_table({fn(M, 0x40, {{0, {16}}})});
+  mt.section_addr = 0x400000;
+  Registered module{mt, M, M + 0x1000, "ext4"};
+  ASSERT_EQ(kernel.error(), SFU_OK);
+  ASSERT_EQ(module.error(), SFU_OK);
+  FakeMemory mem{false};
+  mem.add_stack(kStackLo, kStackHi);
+  mem.put(0x7f00, M + 0x10);   // L: CFA = rsp + 8
+  mem.put(0x7f10, K + 0x24);   // M: CFA = 0x7f08 + 16
+  Trace t = print_trace(regs_with(L + 8, {{SFU_X86_64_RSP, 0x7f00}, {SFU_X86_64_RBP, 0}}),
+                        mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(t.text,
+            " #0     0x0000000000100108  sp 0x0000000000007f00  task   [regs]       vmlinux\n"
+            " #1     0x0000000000300010  sp 0x0000000000007f08  task   [table]      ext4\n"
+            " #2     0x0000000000100024  sp 0x0000000000007f18  task   [table]      vmlinux\n"
+            "stop: end-of-stack (reliable)\n");
+  EXPECT_EQ(t.frames, 3u);
+}
+
+}  // namespace
