@@ -1,0 +1,66 @@
+/* A program linked with linker/sfunwind.ld (through tests/linker/insert.ld) and built with
+ * -Wa,--gsframe: it registers its own table with sfu_register_image and walks from a point three
+ * calls deep. Prints "linker: N passed, M failed". */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+
+#include "sfu/image.h"
+
+extern char __executable_start[], etext[];
+
+static int passed, failed;
+static void check(int ok, const char *what) {
+  printf("%s %s\n", ok ? "PASS" : "FAIL", what);
+  ok ? passed++ : failed++;
+}
+
+static struct sfu_stack stack;
+static uint64_t pcs[16];
+static size_t npcs;
+static enum sfu_stop why;
+
+__attribute__((noinline)) void walk_here(void) {
+  struct sfu_regs regs;
+  sfu_capture_here(&regs);
+  struct sfu_walk_config config = {0};
+  config.stacks = &stack;
+  config.num_stacks = 1;
+  config.abi = SFU_ABI_AMD64_LE;
+  npcs = sfu_backtrace(&regs, &config, pcs, 16, &why);
+  __asm__ volatile("" ::: "memory");  /* keep the call above from becoming a tail call */
+}
+__attribute__((noinline)) void middle(void) { walk_here(); __asm__ volatile(""); }
+__attribute__((noinline)) void outer(void) { middle(); __asm__ volatile(""); }
+
+static int inside(uint64_t pc, void (*fn)(void)) {
+  uint64_t start = (uint64_t)(uintptr_t)fn;
+  return pc > start && pc < start + 64;
+}
+
+int main(void) {
+  static struct sfu_module module;
+  enum sfu_error err = sfu_register_image(&module, __executable_start, etext);
+  check(err == SFU_OK, "the linked table registers");
+  if (err) printf("  %s\n", sfu_error_name(err));
+  check(sfu_module_for_pc((uint64_t)(uintptr_t)&outer) == &module, "the module holds the program's text");
+
+  pthread_attr_t attr;
+  void *lo;
+  size_t size;
+  pthread_getattr_np(pthread_self(), &attr);
+  pthread_attr_getstack(&attr, &lo, &size);
+  stack.lo = (uint64_t)(uintptr_t)lo;
+  stack.hi = stack.lo + size;
+
+  outer();
+  check(npcs >= 4, "walked at least four frames");
+  check(npcs >= 1 && inside(pcs[0], walk_here), "frame 0 in walk_here");
+  check(npcs >= 2 && inside(pcs[1], middle), "frame 1 in middle");
+  check(npcs >= 3 && inside(pcs[2], outer), "frame 2 in outer");
+  check(npcs >= 4 && pcs[3] > (uint64_t)(uintptr_t)&main && pcs[3] < (uint64_t)(uintptr_t)&main + 512,
+        "frame 3 in main");
+  check(why == SFU_STOP_END, "the walk ends cleanly where the program's text ends");
+  printf("linker: %d passed, %d failed\n", passed, failed);
+  return failed != 0;
+}
