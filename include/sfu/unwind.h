@@ -66,7 +66,8 @@ int sfu_hook_read_nofault(void *dst, uint64_t src, size_t len) __attribute__((we
 /* ---- Registers ---------------------------------------------------------------------------- */
 
 /* The registers a walk starts from, by DWARF number, filled from the trap frame. Set a bit in
- * `valid` for each register you fill; at least SP and FP must be given.
+ * `valid` for each register you fill. The SP must be given (a walk without it is a bad start);
+ * give FP and, on arm64/s390x, the return-address register too, since leaf functions rely on them.
  *   x86_64: r[0..15] rax rdx rcx rbx rsi rdi rbp rsp r8..r15 (rbp 6, rsp 7)
  *   arm64:  r[0..30] x0..x30 (x29 FP, x30 LR), r[31] sp
  *   s390x:  r[0..15] r0..r15 (r11 FP, r14 RA, r15 SP), r[16..31] f0 f2 f4 f6 f1 f3 f5 f7
@@ -118,7 +119,7 @@ struct sfu_trap_entry {
   X(SFU_STOP_NONE, "not-stopped")                      /* the walk can go on */               \
   X(SFU_STOP_END, "end-of-stack")                      /* clean: outermost row, RA 0, or    */ \
                                                        /* a PC outside every known text     */ \
-  X(SFU_STOP_BAD_START, "bad-start")                   /* missing PC/SP/FP, or SP in no stack */ \
+  X(SFU_STOP_BAD_START, "bad-start")                   /* no SP, SP in no stack, unknown ABI */ \
   X(SFU_STOP_NO_UNWIND_INFO, "no-unwind-info")         /* known text, no row, no fallback */  \
   X(SFU_STOP_TABLE_ERROR, "table-error")               /* the row could not be decoded */     \
   X(SFU_STOP_CFA_OUTSIDE_STACK, "cfa-outside-stacks")  /* CFA in no declared stack */         \

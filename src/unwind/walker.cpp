@@ -116,6 +116,14 @@ sfu_stop eval_fp(const Walk &w, const sfu_rule &r, uint64_t cfa, Caller &out) {
     return SFU_STOP_NONE;
   }
   if (r.kind == SFU_RULE_UNDEFINED) return SFU_STOP_NONE;
+  // In an epilogue, after `pop %rbp` or `leave`, gcc's rows still name the save slot, which is
+  // now below SP: an interrupt may already have overwritten it, and the register holds the
+  // restored value. A slot below SP is dead; the live register is the caller's FP.
+  uint64_t sp = w.c.regs.r[Arch::kSp];
+  if (r.kind == SFU_RULE_AT_CFA && cfa + uint64_t(int64_t(r.offset)) < sp && w.reg(Arch::kFp, out.fp)) {
+    out.fp_known = true;
+    return SFU_STOP_NONE;
+  }
   sfu_stop s = eval_value(w, r, cfa, out.fp);
   out.fp_known = s == SFU_STOP_NONE;
   return s == SFU_STOP_READ_REFUSED ? s : SFU_STOP_NONE;

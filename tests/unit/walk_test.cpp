@@ -48,7 +48,7 @@ struct X86Chain {
   Registered reg{table(3, SFU_ABI_AMD64_LE,
                        {fn(A, 0x40, {{0, {8}}, {4, {40}}, {0x20, {}}}),
                         fn(B, 0x40, {{0, {8}}, {1, {16, -16}}, {4, {16, -16}, false}, {0x3f, {8, -16}}}),
-                        fn(C, 0x20, {{0, {8}}, {1, {16, -16}}})}),
+                        fn(C, 0x20, {{0, {8}}, {1, {16, -16}}, {0x18, {8, -16}}})}),
                  kText, kText + 0x1000};
   FakeMemory mem{false};
 
@@ -79,6 +79,18 @@ TEST(WalkX86_64, TableFramesToTheOutermostRow) {
   EXPECT_TRUE(w.frames[2].reliable);
   EXPECT_STREQ(w.frames[1].module->name, "test");
   expect_clean(x.mem);
+}
+
+TEST(WalkX86_64, EpilogueSaveSlotBelowSpIsDead) {
+  // At C+0x18 rbp was popped, but gcc's row still says "saved at CFA - 16", now below SP and
+  // overwritten (by an interrupt frame, say): the live rbp is the caller's.
+  X86Chain x;
+  x.mem.put(0x7f00, x.B + 0x20);  // C: CFA = rsp + 8 = 0x7f08, RA at rsp
+  x.mem.put(0x7ef8, 0xdead0000);  // the dead slot
+  Walked w = walk(regs_with(x.C + 0x18, {{SFU_X86_64_RSP, 0x7f00}, {SFU_X86_64_RBP, 0x7fa0}}),
+                  x.mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{x.C + 0x18, x.B + 0x20, x.A + 0x30}));
+  EXPECT_EQ(w.stop, SFU_STOP_END);
 }
 
 TEST(WalkX86_64, FrameCap) {
