@@ -12,6 +12,7 @@ needs=(
   "/usr/lib/python3/dist-packages/kconfiglib.py:python3-kconfiglib"
   "/usr/include/gtest/gtest.h:libgtest-dev"
   "/usr/include/benchmark/benchmark.h:libbenchmark-dev"
+  "/usr/include/x86_64-linux-gnu/libunwind.h:libunwind-dev"
   "qemu-system-x86_64:qemu-system-x86"
   "qemu-system-aarch64:qemu-system-arm"
   "qemu-system-s390x:qemu-system-misc"

@@ -50,6 +50,8 @@ run_suite() {
 
 run_suite unit "$BUILD/tests/unit_tests"
 run_suite variant "$BUILD/tests/variant_tests"
+run_suite linker "$BUILD/tests/linked_image"
+run_suite walk-x86 "$BUILD/tests/x86_walk_tests"
 run_suite freestanding bash tests/freestanding.sh "$BUILD"
 run_suite dump bash tests/dump/conformance.sh "$BUILD/tools/sfu" "$SFU_CORPUS"
 run_suite v1-built bash tests/dump/v1_built_here.sh "$BUILD/tools/sfu" "$BUILD/check/v1-built"

@@ -3,6 +3,8 @@
 # Suites (each a line in tests/check.sh):
 #   unit          build/tests/unit_tests: GoogleTest, core built again with ASan + UBSan
 #   variant       build/tests/variant_tests: the core built with tests/variant/minimal.config
+#   linker        build/tests/linked_image: a program linked with linker/sfunwind.ld walks itself
+#   walk-x86      build/tests/x86_walk_tests: real gcc -O2 code walked, compared with libunwind
 #   freestanding  nm -u on build/<arch>/libsfu.a for all three architectures
 #   dump          tests/dump/conformance.sh: sfu dump against every corpus case
 #   v1-built      tests/dump/v1_built_here.sh: gas-written V1 tables, objdump vs sfu dump
@@ -62,6 +64,14 @@ $(VARIANT_DIR)/obj/%.o: %.cpp $(CORE_HDRS) $(VARIANT_CONFIG_H) | $(DEPS_STAMP)
 $(BUILD)/tests/variant_tests: $(VARIANT_TEST_OBJS) $(VARIANT_OBJS)
 	$(HOST_CXX) $(SAN) -o $@ $^ -lgtest -lgtest_main -pthread
 
+include tests/x86_64/x86_64.mk
+
+# A host program linked with linker/sfunwind.ld, registering and walking its own table.
+$(BUILD)/tests/linked_image: tests/linker/linked_image.c tests/linker/insert.ld linker/sfunwind.ld \
+		include/sfu/image.h $(HOST_DIR)/libsfu.a
+	@mkdir -p $(@D)
+	gcc -std=gnu11 -O2 -Wall -Wextra -Werror -Wa,--gsframe -Iinclude -Llinker \
+		-Wl,-T,tests/linker/insert.ld -o $@ $< $(HOST_DIR)/libsfu.a -lpthread
 
 .PHONY: unit-tests fuzz-build
 unit-tests: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests
@@ -70,7 +80,8 @@ fuzz-build: $(FUZZ_DIR)/fuzz_sframe
 fuzz: $(FUZZ_DIR)/fuzz_sframe
 	bash tests/fuzz/run.sh $(FUZZ_DIR)/fuzz_sframe $(FUZZ_SECONDS) $(SFU_CORPUS)
 
-check: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests $(FUZZ_DIR)/fuzz_sframe tools
+check: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests $(BUILD)/tests/linked_image \
+		$(BUILD)/tests/x86_walk_tests $(FUZZ_DIR)/fuzz_sframe tools
 	@$(MAKE) --no-print-directory ARCH=x86_64 lib
 	@$(MAKE) --no-print-directory ARCH=arm64 lib
 	@$(MAKE) --no-print-directory ARCH=s390x lib

@@ -1,0 +1,73 @@
+# x86_64 real-code walk test and benchmark. Included by tests/tests.mk; host x86_64 only.
+#
+#   make x86-walk-tests   build/tests/x86_walk_tests: C compiled by gcc -O2 -fomit-frame-pointer
+#                         -Wa,--gsframe (SFrame V1 from gas 2.40), walked by sfunwind
+#                         (build/host/libsfu.a) and compared with nongnu libunwind; run it with
+#                         no arguments, it ends with "walk-x86: N passed, M failed"
+#                         (--clobber-below-sp adds an informational experiment: tests/x86_64/walk.h)
+#   make bench            build/bench/bench_walk: ns per frame of sfunwind, a frame-pointer walk,
+#                         libunwind and libgcc on one 64-deep stack, then the core's .text and
+#                         the stack a walk needs per architecture; writes bench/results.md
+
+X86_DIR := $(BUILD)/tests/x86
+# The code under test: Debian's gcc and gas, as a user program would be built.
+X86_CUT_CFLAGS := -O2 -fomit-frame-pointer -Wa,--gsframe -g -Wall -Wextra -Werror \
+	-Iinclude -I$(BUILD)/config
+X86_HARNESS_CXXFLAGS := -std=c++20 -O1 -g -Wall -Wextra -Werror -Iinclude -I$(BUILD)/config \
+	-DSFU_HOSTED=1
+X86_WALK_OBJS := $(X86_DIR)/walk_code.o $(X86_DIR)/walk_harness.o $(X86_DIR)/trap_flag.o
+X86_WALK_HDRS := tests/x86_64/walk.h include/sfu/unwind.h include/sfu/sframe.h $(CONFIG_H)
+
+$(X86_DIR)/walk_code.o: tests/x86_64/walk_code.c $(X86_WALK_HDRS) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	gcc $(X86_CUT_CFLAGS) -c $< -o $@
+
+$(X86_DIR)/walk_harness.o: tests/x86_64/walk_harness.cpp $(X86_WALK_HDRS) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(HOST_CXX) $(X86_HARNESS_CXXFLAGS) -c $< -o $@
+
+$(X86_DIR)/trap_flag.o: tests/x86_64/trap_flag.S | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	gcc -c $< -o $@
+
+$(BUILD)/tests/x86_walk_tests: $(X86_WALK_OBJS) $(HOST_DIR)/libsfu.a
+	$(HOST_CXX) -o $@ $(X86_WALK_OBJS) $(HOST_DIR)/libsfu.a -lunwind -pthread
+
+.PHONY: x86-walk-tests
+x86-walk-tests: $(BUILD)/tests/x86_walk_tests
+
+# ---- Benchmark ----------------------------------------------------------------------------------
+BENCH_DIR := $(BUILD)/bench
+BENCH_ARCHS := x86_64 arm64 s390x
+BENCH_SIZE_x86_64 := size
+BENCH_SIZE_arm64 := aarch64-linux-gnu-size
+BENCH_SIZE_s390x := s390x-linux-gnu-size
+BENCH_STACK_USAGE := $(BENCH_DIR)/stack-usage
+
+# The whole program carries frame records, SFrame rows and DWARF CFI: every method can walk it.
+$(BENCH_DIR)/bench_walk: bench/bench_walk.cpp include/sfu/unwind.h include/sfu/sframe.h \
+		$(HOST_DIR)/libsfu.a | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(HOST_CXX) -std=c++20 -O2 -g -fno-omit-frame-pointer -Wa,--gsframe -Wall -Wextra -Werror \
+		-Iinclude -I$(BUILD)/config -DSFU_HOSTED=1 -o $@ $< $(HOST_DIR)/libsfu.a -lunwind -ldl -pthread
+
+$(BENCH_DIR)/footprint: bench/footprint.cpp | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(HOST_CXX) -std=c++20 -O2 -Wall -Wextra -Werror -o $@ $<
+
+# .text of build/<arch>/libsfu.a, and the core built again with -fstack-usage and call-graph
+# info into a scratch directory for the stack a walk needs.
+.PHONY: bench-footprint
+bench-footprint: $(BENCH_DIR)/footprint
+	@rm -rf $(BENCH_STACK_USAGE)
+	@for a in $(BENCH_ARCHS); do \
+		$(MAKE) --no-print-directory ARCH=$$a lib >/dev/null || exit 1; \
+		$(MAKE) --no-print-directory ARCH=$$a BUILD=$(BENCH_STACK_USAGE) \
+			KCFLAGS='$(KCFLAGS) -fstack-usage -fcallgraph-info=su' lib >/dev/null || exit 1; \
+	done
+	$(BENCH_DIR)/footprint --out $(BENCH_DIR)/footprint.md $(foreach a,$(BENCH_ARCHS),\
+		--arch $(a) $(BENCH_SIZE_$(a)) $(BUILD)/$(a)/libsfu.a $(BENCH_STACK_USAGE)/$(a)/obj)
+
+.PHONY: bench
+bench: $(BENCH_DIR)/bench_walk bench-footprint
+	$(BENCH_DIR)/bench_walk --results bench/results.md --footprint $(BENCH_DIR)/footprint.md
