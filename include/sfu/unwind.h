@@ -175,7 +175,7 @@ struct sfu_cursor {
   struct sfu_regs regs;
   struct sfu_walk_config config;
   uint64_t prev_cfa;
-  uint64_t prev_pc;
+  const struct sfu_module *module; /* the table for the current PC's lookup, or NULL */
   int32_t stack_index; /* stack of the current SP */
   uint32_t frames;     /* frames given so far */
   uint8_t stop;        /* enum sfu_stop */

@@ -14,13 +14,28 @@ struct Bytes {
   // Reads an unsigned little/big-endian integer of n bytes (1, 2, 4 or 8) at off.
   bool uint(uint32_t off, uint32_t n, uint64_t &out) const {
     if (off > size || n > size - off) return false;
-    uint64_t v = 0;
-    for (uint32_t i = 0; i < n; i++) {
-      uint32_t byte = big_endian ? i : n - 1 - i;
-      v = (v << 8) | p[off + byte];
+    const uint8_t *q = p + off;
+    // Fixed widths, so each read compiles to straight-line byte loads: this is the hot path of
+    // every lookup.
+    switch (n) {
+      case 1: out = q[0]; return true;
+      case 2: out = load<2>(q); return true;
+      case 4: out = load<4>(q); return true;
+      case 8: out = load<8>(q); return true;
+      default: return false;
     }
-    out = v;
-    return true;
+  }
+  template <uint32_t N>
+  uint64_t load(const uint8_t *q) const {
+    uint64_t v = 0;
+    if (big_endian) {
+#pragma GCC unroll 8
+      for (uint32_t i = 0; i < N; i++) v = (v << 8) | q[i];
+    } else {
+#pragma GCC unroll 8
+      for (uint32_t i = 0; i < N; i++) v = (v << 8) | q[N - 1 - i];
+    }
+    return v;
   }
   bool u8(uint32_t off, uint8_t &out) const {
     uint64_t v;

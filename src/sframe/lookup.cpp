@@ -5,13 +5,6 @@
 namespace sfu::sframe {
 namespace {
 
-// The start address of FDE i, without reading the rest of it.
-uint64_t fde_start(const sfu_table &t, uint32_t i) {
-  Fde f;
-  read_fde(t, i, f);  // sets the start even when it refuses the rest of the descriptor
-  return f.start;
-}
-
 bool covers(const Fde &f, uint64_t pc) { return pc >= f.start && pc - f.start < f.size; }
 
 sfu_error find_fde(const sfu_table &t, uint64_t pc, Fde &out) {

@@ -131,26 +131,27 @@ sfu_error check_chain(const sfu_table &t, const Fde &f, uint32_t &end) {
 
 }  // namespace
 
-sfu_error read_fde(const sfu_table &t, uint32_t index, Fde &out) {
+uint64_t fde_start(const sfu_table &t, uint32_t index) {
   Bytes b = section_bytes(t);
   uint32_t at = t.fdes_at + index * t.fde_size;  // open checked the FDE array fits
-  bool v3 = t.version == kVersion3;
-  uint64_t start_field = 0;
-  uint32_t start32 = 0, size = 0, fre_off = 0;
-  if (v3) {
-    b.u64(at, start_field);
-    b.u32(at + 8, size);
-    b.u32(at + 12, fre_off);
-  } else {
-    b.u32(at, start32);
-    b.u32(at + 4, size);
-    b.u32(at + 8, fre_off);
-  }
-  // Start addresses count from the section, or (PCREL) from the field itself. Set before any
-  // refusal below, so a lookup's binary search always compares a defined start.
-  int64_t start_offset = v3 ? int64_t(start_field) : int64_t(int32_t(start32));
+  uint64_t field = 0;
+  b.uint(at, t.version == kVersion3 ? 8 : 4, field);
+  // V1/V2 keep a signed 32-bit offset, V3 a 64-bit one; it counts from the section, or
+  // (PCREL) from the field itself.
+  int64_t offset = t.version == kVersion3 ? int64_t(field) : int64_t(int32_t(uint32_t(field)));
   uint64_t base = t.sec_addr + ((t.flags & SFU_F_FDE_FUNC_START_PCREL) ? at : 0);
-  out.start = base + uint64_t(start_offset);
+  return base + uint64_t(offset);
+}
+
+sfu_error read_fde(const sfu_table &t, uint32_t index, Fde &out) {
+  Bytes b = section_bytes(t);
+  uint32_t at = t.fdes_at + index * t.fde_size;
+  bool v3 = t.version == kVersion3;
+  uint32_t size = 0, fre_off = 0;
+  b.u32(at + (v3 ? 8 : 4), size);
+  b.u32(at + (v3 ? 12 : 8), fre_off);
+  // Set before any refusal below, so a lookup's binary search always compares a defined start.
+  out.start = fde_start(t, index);
   out.size = size;
   out.field_at = at;
   out.info2 = 0;

@@ -41,6 +41,9 @@ inline Bytes section_bytes(const sfu_table &t) {
   return Bytes{t.sec, t.sec_size, t.big_endian != 0};
 }
 
+// The start address of FDE `index` (< num_fdes), reading nothing else: the binary search's probe.
+uint64_t fde_start(const sfu_table &t, uint32_t index);
+
 // Reads FDE `index` (< num_fdes); checks its V3 attribute record is inside the FRE data.
 sfu_error read_fde(const sfu_table &t, uint32_t index, Fde &out);
 

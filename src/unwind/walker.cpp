@@ -217,6 +217,7 @@ sfu_stop from_trap(sfu_cursor &c, const sfu_trap_layout &l) {
   c.stack_index = stack;
   c.topmost = 1;   // interrupted anywhere: RA and FP may still be in registers
   c.exact_pc = 1;
+  c.module = sfu_module_for_pc(saved.pc);
   c.last_source = SFU_SOURCE_TRAP_FRAME;
   return SFU_STOP_NONE;
 }
@@ -229,7 +230,7 @@ sfu_stop step(sfu_cursor &c) {
   // A return address points after the call: the call itself is at pc - 1.
   uint64_t lookup = c.exact_pc ? pc : pc - 1;
   if (const sfu_trap_entry *t = trap_for(c.config, lookup)) return from_trap<Arch>(c, *t->layout);
-  const sfu_module *m = sfu_module_for_pc(lookup);
+  const sfu_module *m = c.module;  // found for this lookup PC when the frame was entered
   if (!m) return SFU_STOP_END;  // outside all known text: nothing more to say
   Caller caller;
   int stack = -1;
@@ -246,9 +247,9 @@ sfu_stop step(sfu_cursor &c) {
   // A CFA equal to the last one is only allowed across a stack switch.
   if (stack == c.stack_index && caller.cfa == c.prev_cfa)
     return caller.ra == pc ? SFU_STOP_REPEATED_FRAME : SFU_STOP_WRONG_DIRECTION;
-  bool known = sfu_module_for_pc(caller.ra - 1) || sfu_module_for_pc(caller.ra) ||
-               trap_for(c.config, caller.ra - 1);
-  if (!known) return SFU_STOP_END;
+  uint64_t next_lookup = caller.exact_pc ? caller.ra : caller.ra - 1;
+  const sfu_module *next = sfu_module_for_pc(next_lookup);
+  if (!next && !trap_for(c.config, next_lookup)) return SFU_STOP_END;
 
   c.prev_cfa = caller.cfa;
   c.regs.pc = caller.ra;
@@ -259,6 +260,7 @@ sfu_stop step(sfu_cursor &c) {
   c.stack_index = stack;
   c.topmost = 0;
   c.exact_pc = caller.exact_pc;
+  c.module = next;
   if (caller.source != SFU_SOURCE_TABLE) c.reliable = 0;
   c.last_source = caller.source;
   return SFU_STOP_NONE;
@@ -297,7 +299,7 @@ void fill_frame(const sfu_cursor &c, sfu_frame &f) {
   f.pc = c.regs.pc;
   f.sp = c.regs.r[sp_reg];
   f.cfa = c.prev_cfa;
-  f.module = sfu_module_for_pc(c.exact_pc ? f.pc : f.pc - 1);
+  f.module = c.module;
   f.source = c.last_source;
   f.reliable = c.reliable;
   f.stack_kind = uint8_t(c.config.stacks[c.stack_index].kind);
@@ -330,6 +332,7 @@ extern "C" void sfu_walk_start(struct sfu_cursor *c, const struct sfu_regs *regs
   c->reliable = 1;
   c->last_source = SFU_SOURCE_REGISTERS;
   c->stack_index = -1;
+  c->module = nullptr;
   if (!regs || !config) {
     c->stop = SFU_STOP_BAD_START;
     return;
@@ -349,6 +352,7 @@ extern "C" void sfu_walk_start(struct sfu_cursor *c, const struct sfu_regs *regs
     c->stop = SFU_STOP_BAD_START;
     return;
   }
+  c->module = sfu_module_for_pc(regs->pc);
   uint8_t sp_reg = sfu::sframe::abi_sp_reg(c->config.abi);
   c->stack_index = ((regs->valid >> sp_reg) & 1) ? stack_holding(c->config, regs->r[sp_reg], 0) : -1;
   if (c->stack_index < 0) c->stop = SFU_STOP_BAD_START;
