@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "sfu/sframe.h"
+#include "support/fake_machine.h"
 #include "support/sframe_builder.h"
 
 using namespace sfu::test;
@@ -38,6 +39,83 @@ TEST(MinimalConfig, ValidateStillAcceptsAGoodTable) {
   ASSERT_EQ(init(sec, t), SFU_OK);
   EXPECT_EQ(sfu_table_validate(&t), SFU_OK);
   EXPECT_EQ(t.ready, 2);
+}
+
+}  // namespace
+
+namespace {
+
+constexpr uint64_t kText = 0x100000;
+
+FdeSpec fn(uint64_t start, uint32_t size, std::vector<FreSpec> rows) {
+  FdeSpec f;
+  f.start = start;
+  f.size = size;
+  f.fres = std::move(rows);
+  return f;
+}
+
+TableSpec table(uint8_t abi, std::vector<FdeSpec> fdes) {
+  TableSpec t;
+  t.version = 3;
+  t.abi = abi;
+  t.fixed_ra = abi == SFU_ABI_AMD64_LE ? -8 : 0;
+  t.section_addr = 0x200000;
+  t.fdes = std::move(fdes);
+  return t;
+}
+
+TEST(MinimalConfig, AnUnvalidatedBadRowIsATableError) {
+  // Registered without validation, a row with three words on AMD64 (which has two at most)
+  // is found only when a walk decodes it.
+  Registered reg{table(SFU_ABI_AMD64_LE, {fn(kText, 0x40, {{0, {8, -16, -24}}})}), kText, kText + 0x100};
+  ASSERT_EQ(reg.error(), SFU_OK);
+  FakeMemory mem(false);
+  mem.add_stack(0x7000, 0x8000);
+  Walked w = walk(regs_with(kText + 4, {{SFU_X86_64_RSP, 0x7f00}}), mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(w.frames.size(), 1u);
+  EXPECT_EQ(w.stop, SFU_STOP_TABLE_ERROR);
+}
+
+TEST(MinimalConfig, NoFramePointerFallback) {
+  Registered reg{table(SFU_ABI_AMD64_LE, {fn(kText, 0x40, {{0, {8}}})}), kText, kText + 0x1000};
+  FakeMemory mem(false);
+  mem.add_stack(0x7000, 0x8000);
+  mem.put(0x7f00, 0x7f80);
+  mem.put(0x7f08, kText + 0x10);
+  Walked w = walk(regs_with(kText + 0x800, {{SFU_X86_64_RSP, 0x7ef0}, {SFU_X86_64_RBP, 0x7f00}}),
+                  mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(w.frames.size(), 1u);
+  EXPECT_EQ(w.stop, SFU_STOP_NO_UNWIND_INFO);
+}
+
+TEST(MinimalConfig, S390xBackChainWhereNoRowCoversThePc) {
+  // At kText + 0x800 no row: the back chain at SP leads to the caller's frame, whose register
+  // save area holds r14 (+112) and r11 (+88). The caller F has a row again.
+  const uint64_t F = kText;
+  Registered reg{table(SFU_ABI_S390X_BE, {fn(F, 0x40, {{0, {0}}, {0x20, {}}})}), kText, kText + 0x1000};
+  FakeMemory mem(true);
+  mem.add_stack(0x7000, 0x8000);
+  mem.put(0x7c00, 0x7d00);          // back chain: the caller's SP
+  mem.put(0x7d00 + 112, F + 0x24);  // r14 in the caller's save area
+  mem.put(0x7d00 + 88, 0x7e00);     // r11
+  Walked w = walk(regs_with(kText + 0x800, {{SFU_S390X_SP, 0x7c00}}), mem.config(SFU_ABI_S390X_BE));
+  ASSERT_EQ(w.frames.size(), 2u);
+  EXPECT_EQ(w.frames[1].pc, F + 0x24);
+  EXPECT_EQ(w.frames[1].sp, 0x7d00u);
+  EXPECT_EQ(w.frames[1].source, SFU_SOURCE_BACK_CHAIN);
+  EXPECT_FALSE(w.frames[1].reliable);
+  EXPECT_EQ(w.stop, SFU_STOP_END);  // F's outermost row
+  EXPECT_TRUE(mem.stray_reads().empty());
+}
+
+TEST(MinimalConfig, S390xBackChainZeroEndsTheWalk) {
+  Registered reg{table(SFU_ABI_S390X_BE, {fn(kText, 0x40, {{0, {0}}})}), kText, kText + 0x1000};
+  FakeMemory mem(true);
+  mem.add_stack(0x7000, 0x8000);
+  Walked w = walk(regs_with(kText + 0x800, {{SFU_S390X_SP, 0x7c00}}), mem.config(SFU_ABI_S390X_BE));
+  EXPECT_EQ(w.frames.size(), 1u);
+  EXPECT_EQ(w.stop, SFU_STOP_END);
 }
 
 }  // namespace
