@@ -18,12 +18,21 @@ struct Arm64 {
   static constexpr int64_t kSpFromCfa = 0;
   static constexpr bool kFrameRecords = true;
   static constexpr bool kBackChain = false;
+  static constexpr bool kTbi =
+#ifdef CONFIG_SFU_ARM64_TBI
+      true;
+#else
+      false;
+#endif
 
   // Clears the bits above the VA size of a user address, sets them for a kernel one (bit 55
-  // tells which half, as the MMU sees it).
-  static uint64_t strip_pac_bits(uint64_t ra, unsigned va_bits) {
+  // tells which half, as the MMU sees it). With top-byte-ignore the top byte is a tag, not part
+  // of the signature: it is kept.
+  static uint64_t strip_pac_bits(uint64_t ra, unsigned va_bits, bool tbi) {
     uint64_t mask = (uint64_t(1) << va_bits) - 1;
-    return (ra >> 55) & 1 ? ra | ~mask : ra & mask;
+    uint64_t stripped = (ra >> 55) & 1 ? ra | ~mask : ra & mask;
+    constexpr uint64_t kTopByte = uint64_t(0xff) << 56;
+    return tbi ? (stripped & ~kTopByte) | (ra & kTopByte) : stripped;
   }
 
   static uint64_t strip_ra(uint64_t ra, bool signed_ra, const sfu_walk_config &c) {
@@ -37,7 +46,7 @@ struct Arm64 {
 #else
     (void)signed_ra;
 #endif
-    return strip_pac_bits(ra, c.arm64_va_bits ? c.arm64_va_bits : CONFIG_SFU_ARM64_VA_BITS);
+    return strip_pac_bits(ra, c.arm64_va_bits ? c.arm64_va_bits : CONFIG_SFU_ARM64_VA_BITS, kTbi);
   }
 };
 

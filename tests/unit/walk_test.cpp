@@ -281,10 +281,17 @@ TEST(WalkArm64, LinkRegisterNotGiven) {
 
 TEST(WalkArm64, StripsSignaturesForBothAddressHalves) {
   using sfu::arch::Arm64;
-  EXPECT_EQ(Arm64::strip_pac_bits(0x002a000000401234, 48), 0x0000000000401234u);
-  EXPECT_EQ(Arm64::strip_pac_bits(0x2aaaffff80401234, 48), 0xffffffff80401234u);  // bit 55 set
-  EXPECT_EQ(Arm64::strip_pac_bits(0x0000000000401234, 48), 0x0000000000401234u);
-  EXPECT_EQ(Arm64::strip_pac_bits(0x0070000000401234, 52), 0x0000000000401234u);
+  EXPECT_EQ(Arm64::strip_pac_bits(0x002a000000401234, 48, false), 0x0000000000401234u);
+  EXPECT_EQ(Arm64::strip_pac_bits(0x2aaaffff80401234, 48, false), 0xffffffff80401234u);  // bit 55 set
+  EXPECT_EQ(Arm64::strip_pac_bits(0x0000000000401234, 48, false), 0x0000000000401234u);
+  EXPECT_EQ(Arm64::strip_pac_bits(0x0070000000401234, 52, false), 0x0000000000401234u);
+}
+
+TEST(WalkArm64, TopByteIgnoreKeepsTheTag) {
+  using sfu::arch::Arm64;
+  // With TBI the signature stops at bit 55; the top byte is a tag and stays.
+  EXPECT_EQ(Arm64::strip_pac_bits(0x5a2a000000401234, 48, true), 0x5a00000000401234u);
+  EXPECT_EQ(Arm64::strip_pac_bits(0x5aaaffff80401234, 48, true), 0x5affffff80401234u);
 }
 
 TEST(WalkArm64, ConfiguredAddressSize) {
