@@ -131,6 +131,25 @@ std::vector<uint8_t> build_section(const TableSpec &spec, Layout *layout) {
   return sec;
 }
 
+FdeSpec fde_spec(uint64_t start, uint32_t size, std::vector<FreSpec> rows, bool signal) {
+  FdeSpec f;
+  f.start = start;
+  f.size = size;
+  f.fres = std::move(rows);
+  f.signal = signal;
+  return f;
+}
+
+TableSpec table_spec(uint8_t version, uint8_t abi, std::vector<FdeSpec> fdes) {
+  TableSpec t;
+  t.version = version;
+  t.abi = abi;
+  t.fixed_ra = abi == SFU_ABI_AMD64_LE ? -8 : 0;
+  t.section_addr = 0x200000;
+  t.fdes = std::move(fdes);
+  return t;
+}
+
 TableSpec sample_table(uint8_t version, uint8_t abi) {
   TableSpec t;
   t.version = version;

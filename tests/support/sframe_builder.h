@@ -53,6 +53,11 @@ std::vector<uint8_t> build_section(const TableSpec &spec, Layout *layout = nullp
 // Stores v in n bytes at off, in the byte order of the section (its magic says which).
 void patch(std::vector<uint8_t> &sec, uint32_t off, uint64_t v, int n);
 
+// One function with its rows, and a table of such functions: the header fields a producer for
+// that ABI would write (AMD64's fixed RA offset), loaded at 0x200000.
+FdeSpec fde_spec(uint64_t start, uint32_t size, std::vector<FreSpec> rows, bool signal = false);
+TableSpec table_spec(uint8_t version, uint8_t abi, std::vector<FdeSpec> fdes);
+
 // A small valid table for each ABI and version: two functions, a few rows each.
 TableSpec sample_table(uint8_t version, uint8_t abi);
 

@@ -8,6 +8,7 @@
 
 #include "sfu/print.h"
 #include "support/fake_machine.h"
+#include "support/x86_chain.h"
 
 using namespace sfu::test;
 
@@ -148,47 +149,6 @@ TEST(PrintFrame, EveryField) {
 
 // ---- whole traces ------------------------------------------------------------------------------
 
-constexpr uint64_t kText = 0x100000;
-constexpr uint64_t kStackLo = 0x7000, kStackHi = 0x8000;
-
-FdeSpec fn(uint64_t start, uint32_t size, std::vector<FreSpec> rows) {
-  FdeSpec f;
-  f.start = start;
-  f.size = size;
-  f.fres = std::move(rows);
-  return f;
-}
-
-TableSpec x86_table(std::vector<FdeSpec> fdes) {
-  TableSpec t;
-  t.version = 3;
-  t.abi = SFU_ABI_AMD64_LE;
-  t.fixed_ra = -8;
-  t.section_addr = 0x200000;
-  t.fdes = std::move(fdes);
-  return t;
-}
-
-// As in walk_test: C (leaf after push %rbp) <- B (rbp-based frame) <- A (outermost row).
-struct X86Chain {
-  const uint64_t A = kText, B = kText + 0x100, C = kText + 0x200;
-  Registered reg;
-  FakeMemory mem{false};
-
-  explicit X86Chain(const char *name = "vmlinux")
-      : reg(x86_table({fn(A, 0x40, {{0, {8}}, {4, {40}}, {0x20, {}}}),
-                       fn(B, 0x40, {{0, {8}}, {1, {16, -16}}, {4, {16, -16}, false}, {0x3f, {8, -16}}}),
-                       fn(C, 0x20, {{0, {8}}, {1, {16, -16}}})}),
-            kText, kText + 0x1000, name) {
-    mem.add_stack(kStackLo, kStackHi);
-    mem.put(0x7f08, B + 0x20);  // C: CFA = rsp + 16; RA at CFA - 8
-    mem.put(0x7f00, 0x7fa0);    // C: saved rbp = B's
-    mem.put(0x7fa8, A + 0x30);  // B: CFA = rbp + 16 = 0x7fb0
-    mem.put(0x7fa0, 0);
-  }
-  sfu_regs start() { return regs_with(C + 0x10, {{SFU_X86_64_RSP, 0x7f00}, {SFU_X86_64_RBP, 0x7fa0}}); }
-};
-
 struct Trace {
   std::string text;
   size_t frames;
@@ -201,7 +161,7 @@ Trace print_trace(const sfu_regs &regs, const sfu_walk_config &config) {
 }
 
 TEST(PrintBacktrace, TableFramesToTheEndAreReliable) {
-  X86Chain x;
+  X86Chain x("vmlinux");
   ASSERT_EQ(x.reg.error(), SFU_OK);
   Trace t = print_trace(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
   EXPECT_EQ(t.text,
@@ -214,7 +174,7 @@ TEST(PrintBacktrace, TableFramesToTheEndAreReliable) {
 }
 
 TEST(PrintBacktrace, PrintsTheSameFramesAsTheWalk) {
-  X86Chain x;
+  X86Chain x("vmlinux");
   sfu_regs r = x.start();
   sfu_walk_config c = x.mem.config(SFU_ABI_AMD64_LE);
   Walked w = walk(r, c);
@@ -226,7 +186,7 @@ TEST(PrintBacktrace, PrintsTheSameFramesAsTheWalk) {
 
 TEST(PrintBacktrace, FramePointerFallbackIsMarked) {
   // The PC is in registered text that no function covers: one frame-record step, then rows.
-  X86Chain x;
+  X86Chain x("vmlinux");
   x.mem.put(0x7f00, 0x7fa0);
   x.mem.put(0x7f08, x.B + 0x20);
   Trace t = print_trace(regs_with(kText + 0x800, {{SFU_X86_64_RSP, 0x7ef0}, {SFU_X86_64_RBP, 0x7f00}}),
@@ -240,7 +200,7 @@ TEST(PrintBacktrace, FramePointerFallbackIsMarked) {
 }
 
 TEST(PrintBacktrace, FrameCapIsUnreliable) {
-  X86Chain x;
+  X86Chain x("vmlinux");
   Trace t = print_trace(x.start(), x.mem.config(SFU_ABI_AMD64_LE, 2));
   EXPECT_EQ(t.text,
             " #0     0x0000000000100210  sp 0x0000000000007f00  task   [regs]       vmlinux\n"
@@ -250,7 +210,7 @@ TEST(PrintBacktrace, FrameCapIsUnreliable) {
 }
 
 TEST(PrintBacktrace, GuardStopIsUnreliable) {
-  X86Chain x;
+  X86Chain x("vmlinux");
   x.mem.poison(0x7fa8);
   Trace t = print_trace(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
   EXPECT_EQ(t.text,
@@ -261,7 +221,7 @@ TEST(PrintBacktrace, GuardStopIsUnreliable) {
 }
 
 TEST(PrintBacktrace, BadStartPrintsOnlyTheStopLine) {
-  X86Chain x;
+  X86Chain x("vmlinux");
   Trace t = print_trace(regs_with(x.C, {{SFU_X86_64_RSP, 0x100}}), x.mem.config(SFU_ABI_AMD64_LE));
   EXPECT_EQ(t.text, "stop: bad-start (unreliable)\n");
   EXPECT_EQ(t.frames, 0u);
@@ -273,7 +233,7 @@ TEST(PrintBacktrace, BadStartPrintsOnlyTheStopLine) {
 TEST(PrintBacktrace, UnnamedModuleAndStackKinds) {
   // An interrupt handler H on the IRQ stack; its rbp-based CFA leads to B on the task stack.
   const uint64_t A = kText, B = kText + 0x100, H = kText + 0x200;
-  Registered reg{x86_table({fn(A, 0x40, {{0, {}}}), fn(B, 0x40, {{0, {16}}}), fn(H, 0x20, {{0, {16, -16}, false}})}),
+  Registered reg{table_spec(3, SFU_ABI_AMD64_LE, {fde_spec(A, 0x40, {{0, {}}}), fde_spec(B, 0x40, {{0, {16}}}), fde_spec(H, 0x20, {{0, {16, -16}, false}})}),
                  kText, kText + 0x1000, nullptr};
   ASSERT_EQ(reg.error(), SFU_OK);
   FakeMemory mem{false};
@@ -295,9 +255,9 @@ TEST(PrintBacktrace, UnnamedModuleAndStackKinds) {
 TEST(PrintBacktrace, TwoModules) {
   // K (the kernel image) calls into M (a module), which calls back into K's leaf L.
   const uint64_t K = kText, L = kText + 0x100, M = 0x300000;
-  Registered kernel{x86_table({fn(K, 0x40, {{0, {8}}, {0x20, {}}}), fn(L, 0x20, {{0, {8}}})}), kText, kText + 0x1000,
+  Registered kernel{table_spec(3, SFU_ABI_AMD64_LE, {fde_spec(K, 0x40, {{0, {8}}, {0x20, {}}}), fde_spec(L, 0x20, {{0, {8}}})}), kText, kText + 0x1000,
                     "vmlinux"};
-  TableSpec mt = x86_table({fn(M, 0x40, {{0, {16}}})});
+  TableSpec mt = table_spec(3, SFU_ABI_AMD64_LE, {fde_spec(M, 0x40, {{0, {16}}})});
   mt.section_addr = 0x400000;
   Registered module{mt, M, M + 0x1000, "ext4"};
   ASSERT_EQ(kernel.error(), SFU_OK);

@@ -10,59 +10,15 @@
 #include "arm64/frame_rules.h"
 #include "config.h"
 #include "support/fake_machine.h"
+#include "support/x86_chain.h"
 
 using namespace sfu::test;
 
 namespace {
 
-constexpr uint64_t kText = 0x100000;
-constexpr uint64_t kStackLo = 0x7000, kStackHi = 0x8000;
-
-// One function per entry: start, size and rows; the table covers [kText, kText + 0x1000).
-FdeSpec fn(uint64_t start, uint32_t size, std::vector<FreSpec> rows, bool signal = false) {
-  FdeSpec f;
-  f.start = start;
-  f.size = size;
-  f.fres = std::move(rows);
-  f.signal = signal;
-  return f;
-}
-
-TableSpec table(uint8_t version, uint8_t abi, std::vector<FdeSpec> fdes) {
-  TableSpec t;
-  t.version = version;
-  t.abi = abi;
-  t.fixed_ra = abi == SFU_ABI_AMD64_LE ? -8 : 0;
-  t.section_addr = 0x200000;
-  t.fdes = std::move(fdes);
-  return t;
-}
-
 void expect_clean(const FakeMemory &m) { EXPECT_TRUE(m.stray_reads().empty()) << "read outside the stacks"; }
 
 // ---- x86_64 -----------------------------------------------------------------------------------
-
-// C (leaf after push %rbp) <- B (rbp-based frame) <- A (outermost: RA-undefined row).
-struct X86Chain {
-  const uint64_t A = kText, B = kText + 0x100, C = kText + 0x200;
-  Registered reg{table(3, SFU_ABI_AMD64_LE,
-                       {fn(A, 0x40, {{0, {8}}, {4, {40}}, {0x20, {}}}),
-                        fn(B, 0x40, {{0, {8}}, {1, {16, -16}}, {4, {16, -16}, false}, {0x3f, {8, -16}}}),
-                        fn(C, 0x20, {{0, {8}}, {1, {16, -16}}, {0x18, {8, -16}}})}),
-                 kText, kText + 0x1000};
-  FakeMemory mem{false};
-
-  X86Chain() {
-    mem.add_stack(kStackLo, kStackHi);
-    // C at C+0x10: CFA = rsp + 16; RA at CFA - 8, saved rbp at CFA - 16.
-    mem.put(0x7f08, B + 0x20);
-    mem.put(0x7f00, 0x7fa0);  // B's rbp
-    // B at B+0x20: CFA = rbp + 16 = 0x7fb0; RA at 0x7fa8.
-    mem.put(0x7fa8, A + 0x30);
-    mem.put(0x7fa0, 0);
-  }
-  sfu_regs start() { return regs_with(C + 0x10, {{SFU_X86_64_RSP, 0x7f00}, {SFU_X86_64_RBP, 0x7fa0}}); }
-};
 
 TEST(WalkX86_64, TableFramesToTheOutermostRow) {
   X86Chain x;
@@ -190,8 +146,8 @@ TEST(WalkX86_64, NoUnwindInfoWithoutAFramePointer) {
 // An interrupt handler H runs on the IRQ stack; its rbp-based CFA leads back to the task stack.
 struct X86Switch {
   const uint64_t A = kText, B = kText + 0x100, H = kText + 0x200;
-  Registered reg{table(3, SFU_ABI_AMD64_LE,
-                       {fn(A, 0x40, {{0, {}}}), fn(B, 0x40, {{0, {16}}}), fn(H, 0x20, {{0, {16, -16}, false}})}),
+  Registered reg{table_spec(3, SFU_ABI_AMD64_LE,
+                       {fde_spec(A, 0x40, {{0, {}}}), fde_spec(B, 0x40, {{0, {16}}}), fde_spec(H, 0x20, {{0, {16, -16}, false}})}),
                  kText, kText + 0x1000};
   FakeMemory mem{false};
   X86Switch(bool irq_first) {
@@ -237,9 +193,9 @@ struct Arm64Chain {
   Registered reg;
   FakeMemory mem{false};
   explicit Arm64Chain(std::vector<FreSpec> m_rows = {{0, {0}}, {4, {32, -24, -32}, true, true}})
-      : reg(table(3, SFU_ABI_AARCH64_LE,
-                  {fn(N, 0x40, {{0, {0}}, {4, {16, -8, -16}}, {0x20, {}}}), fn(M, 0x40, m_rows),
-                   fn(L, 0x10, {{0, {0}}})}),
+      : reg(table_spec(3, SFU_ABI_AARCH64_LE,
+                  {fde_spec(N, 0x40, {{0, {0}}, {4, {16, -8, -16}}, {0x20, {}}}), fde_spec(M, 0x40, m_rows),
+                   fde_spec(L, 0x10, {{0, {0}}})}),
             kText, kText + 0x1000) {
     mem.add_stack(kStackLo, kStackHi);
     mem.put(0x7f08, kPac | (N + 0x24));  // M: CFA = sp + 32 = 0x7f20; RA at CFA - 24
@@ -311,8 +267,8 @@ struct S390xChain {
   FakeMemory mem{true};
   explicit S390xChain(std::vector<FreSpec> p_rows = {{0, {0}}, {6, {20, -48, -72}}},
                       std::vector<FreSpec> f_rows = {{0, {0, (24 << 1) | 1}}})
-      : reg(table(2, SFU_ABI_S390X_BE,
-                  {fn(Q, 0x40, {{0, {0}}, {0x20, {}}}), fn(P, 0x40, p_rows), fn(F, 0x10, f_rows)}),
+      : reg(table_spec(2, SFU_ABI_S390X_BE,
+                  {fde_spec(Q, 0x40, {{0, {0}}, {0x20, {}}}), fde_spec(P, 0x40, p_rows), fde_spec(F, 0x10, f_rows)}),
             kText, kText + 0x1000) {
     mem.add_stack(kStackLo, kStackHi);
     mem.put(0x7d10, Q + 0x24);  // P: CFA = 0x7c00 + 320 = 0x7d40; RA at CFA - 48
@@ -363,8 +319,8 @@ TEST(Walk, SignalFrameCallerIsLookedUpAtItsExactPc) {
   // T is a signal trampoline; the frame it returns to was interrupted at F's first instruction,
   // so F must be looked up at F, not F - 1 (which no function covers).
   const uint64_t T = kText + 0x500, F = kText + 0x600, G = kText + 0x700;
-  Registered reg{table(3, SFU_ABI_AMD64_LE,
-                       {fn(T, 0x10, {{0, {16}}}, true), fn(F, 0x10, {{0, {8}}}), fn(G, 0x20, {{0, {8}}, {0x10, {}}})}),
+  Registered reg{table_spec(3, SFU_ABI_AMD64_LE,
+                       {fde_spec(T, 0x10, {{0, {16}}}, true), fde_spec(F, 0x10, {{0, {8}}}), fde_spec(G, 0x20, {{0, {8}}, {0x10, {}}})}),
                  kText, kText + 0x1000};
   FakeMemory mem(false);
   mem.add_stack(kStackLo, kStackHi);
@@ -401,8 +357,8 @@ TEST(Walk, EveryStopHasADistinctName) {
 // ---- registry ----------------------------------------------------------------------------------
 
 TEST(Registry, FindsTheModuleByText) {
-  Registered a{table(3, SFU_ABI_AMD64_LE, {fn(kText, 0x10, {{0, {8}}})}), kText, kText + 0x100, "a"};
-  Registered b{table(3, SFU_ABI_AMD64_LE, {fn(kText + 0x100, 0x10, {{0, {8}}})}), kText + 0x100, kText + 0x200, "b"};
+  Registered a{table_spec(3, SFU_ABI_AMD64_LE, {fde_spec(kText, 0x10, {{0, {8}}})}), kText, kText + 0x100, "a"};
+  Registered b{table_spec(3, SFU_ABI_AMD64_LE, {fde_spec(kText + 0x100, 0x10, {{0, {8}}})}), kText + 0x100, kText + 0x200, "b"};
   ASSERT_EQ(a.error(), SFU_OK);
   ASSERT_EQ(b.error(), SFU_OK);
   EXPECT_STREQ(sfu_module_for_pc(kText + 0xff)->name, "a");
@@ -411,18 +367,18 @@ TEST(Registry, FindsTheModuleByText) {
 }
 
 TEST(Registry, NeedsATextRange) {
-  Registered r{table(3, SFU_ABI_AMD64_LE, {fn(kText, 0x10, {{0, {8}}})}), 0, 0};
+  Registered r{table_spec(3, SFU_ABI_AMD64_LE, {fde_spec(kText, 0x10, {{0, {8}}})}), 0, 0};
   EXPECT_EQ(r.error(), SFU_E_NO_TEXT_RANGE);
 }
 
 TEST(Registry, RefusesOverlappingText) {
-  Registered a{table(3, SFU_ABI_AMD64_LE, {fn(kText, 0x10, {{0, {8}}})}), kText, kText + 0x100};
-  Registered b{table(3, SFU_ABI_AMD64_LE, {fn(kText + 0xf0, 0x10, {{0, {8}}})}), kText + 0xf0, kText + 0x200};
+  Registered a{table_spec(3, SFU_ABI_AMD64_LE, {fde_spec(kText, 0x10, {{0, {8}}})}), kText, kText + 0x100};
+  Registered b{table_spec(3, SFU_ABI_AMD64_LE, {fde_spec(kText + 0xf0, 0x10, {{0, {8}}})}), kText + 0xf0, kText + 0x200};
   EXPECT_EQ(b.error(), SFU_E_TEXT_OVERLAP);
 }
 
 TEST(Registry, RefusesABadTable) {
-  TableSpec t = table(3, SFU_ABI_AMD64_LE, {fn(kText, 0x10, {{0, {8}}})});
+  TableSpec t = table_spec(3, SFU_ABI_AMD64_LE, {fde_spec(kText, 0x10, {{0, {8}}})});
   t.fixed_ra = 0;
   Registered r{t, kText, kText + 0x100};
   EXPECT_EQ(r.error(), SFU_E_BAD_FIXED_RA_OFFSET);
@@ -433,19 +389,19 @@ TEST(Registry, FullRegistryIsRefused) {
   std::vector<std::unique_ptr<Registered>> all;
   for (int i = 0; i < CONFIG_SFU_MAX_MODULES; i++) {
     uint64_t at = kText + uint64_t(i) * 0x100;
-    all.push_back(std::make_unique<Registered>(table(3, SFU_ABI_AMD64_LE, {fn(at, 0x10, {{0, {8}}})}), at, at + 0x100));
+    all.push_back(std::make_unique<Registered>(table_spec(3, SFU_ABI_AMD64_LE, {fde_spec(at, 0x10, {{0, {8}}})}), at, at + 0x100));
     ASSERT_EQ(all.back()->error(), SFU_OK) << i;
   }
   uint64_t at = kText + 0x100000;
-  Registered extra{table(3, SFU_ABI_AMD64_LE, {fn(at, 0x10, {{0, {8}}})}), at, at + 0x100};
+  Registered extra{table_spec(3, SFU_ABI_AMD64_LE, {fde_spec(at, 0x10, {{0, {8}}})}), at, at + 0x100};
   EXPECT_EQ(extra.error(), SFU_E_REGISTRY_FULL);
   all.pop_back();  // a free slot again
-  Registered again{table(3, SFU_ABI_AMD64_LE, {fn(at, 0x10, {{0, {8}}})}), at, at + 0x100};
+  Registered again{table_spec(3, SFU_ABI_AMD64_LE, {fde_spec(at, 0x10, {{0, {8}}})}), at, at + 0x100};
   EXPECT_EQ(again.error(), SFU_OK);
 }
 
 TEST(Registry, UnregisterTwice) {
-  std::vector<uint8_t> bytes = build_section(table(3, SFU_ABI_AMD64_LE, {fn(kText, 0x10, {{0, {8}}})}));
+  std::vector<uint8_t> bytes = build_section(table_spec(3, SFU_ABI_AMD64_LE, {fde_spec(kText, 0x10, {{0, {8}}})}));
   sfu_table_desc d{};
   d.section = bytes.data();
   d.size = bytes.size();
@@ -472,8 +428,8 @@ namespace {
 // the task stack, then I's caller J.
 struct X86Trap {
   const uint64_t J = kText, I = kText + 0x100, H = kText + 0x200, E = kText + 0x900;
-  Registered reg{table(3, SFU_ABI_AMD64_LE,
-                       {fn(J, 0x40, {{0, {8}}, {0x10, {}}}), fn(I, 0x20, {{0, {8}}}), fn(H, 0x20, {{0, {16}}})}),
+  Registered reg{table_spec(3, SFU_ABI_AMD64_LE,
+                       {fde_spec(J, 0x40, {{0, {8}}, {0x10, {}}}), fde_spec(I, 0x20, {{0, {8}}}), fde_spec(H, 0x20, {{0, {16}}})}),
                  kText, kText + 0x1000};
   FakeMemory mem{false};
   sfu_trap_layout layout{};
@@ -544,8 +500,8 @@ TEST(WalkTrapFrames, SavedStackPointerBelowTheEntryFrame) {
 TEST(WalkTrapFrames, InterruptedLeafMayKeepItsReturnAddressInTheLinkRegister) {
   // arm64: the interrupted function is a leaf whose RA is still in x30, saved by the entry code.
   const uint64_t N = kText, L = kText + 0x300, H = kText + 0x200, E = kText + 0x900;
-  Registered reg{table(3, SFU_ABI_AARCH64_LE,
-                       {fn(N, 0x40, {{0, {0}}, {0x20, {}}}), fn(H, 0x20, {{0, {16, -8, -16}}}), fn(L, 0x10, {{0, {0}}})}),
+  Registered reg{table_spec(3, SFU_ABI_AARCH64_LE,
+                       {fde_spec(N, 0x40, {{0, {0}}, {0x20, {}}}), fde_spec(H, 0x20, {{0, {16, -8, -16}}}), fde_spec(L, 0x10, {{0, {0}}})}),
                  kText, kText + 0x1000};
   FakeMemory mem(false);
   mem.add_stack(kStackLo, kStackHi);

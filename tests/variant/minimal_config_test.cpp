@@ -47,28 +47,10 @@ namespace {
 
 constexpr uint64_t kText = 0x100000;
 
-FdeSpec fn(uint64_t start, uint32_t size, std::vector<FreSpec> rows) {
-  FdeSpec f;
-  f.start = start;
-  f.size = size;
-  f.fres = std::move(rows);
-  return f;
-}
-
-TableSpec table(uint8_t abi, std::vector<FdeSpec> fdes) {
-  TableSpec t;
-  t.version = 3;
-  t.abi = abi;
-  t.fixed_ra = abi == SFU_ABI_AMD64_LE ? -8 : 0;
-  t.section_addr = 0x200000;
-  t.fdes = std::move(fdes);
-  return t;
-}
-
 TEST(MinimalConfig, AnUnvalidatedBadRowIsATableError) {
   // Registered without validation, a row with three words on AMD64 (which has two at most)
   // is found only when a walk decodes it.
-  Registered reg{table(SFU_ABI_AMD64_LE, {fn(kText, 0x40, {{0, {8, -16, -24}}})}), kText, kText + 0x100};
+  Registered reg{table_spec(3, SFU_ABI_AMD64_LE, {fde_spec(kText, 0x40, {{0, {8, -16, -24}}})}), kText, kText + 0x100};
   ASSERT_EQ(reg.error(), SFU_OK);
   FakeMemory mem(false);
   mem.add_stack(0x7000, 0x8000);
@@ -78,7 +60,7 @@ TEST(MinimalConfig, AnUnvalidatedBadRowIsATableError) {
 }
 
 TEST(MinimalConfig, NoFramePointerFallback) {
-  Registered reg{table(SFU_ABI_AMD64_LE, {fn(kText, 0x40, {{0, {8}}})}), kText, kText + 0x1000};
+  Registered reg{table_spec(3, SFU_ABI_AMD64_LE, {fde_spec(kText, 0x40, {{0, {8}}})}), kText, kText + 0x1000};
   FakeMemory mem(false);
   mem.add_stack(0x7000, 0x8000);
   mem.put(0x7f00, 0x7f80);
@@ -93,7 +75,7 @@ TEST(MinimalConfig, S390xBackChainWhereNoRowCoversThePc) {
   // At kText + 0x800 no row: the back chain at SP leads to the caller's frame, whose register
   // save area holds r14 (+112) and r11 (+88). The caller F has a row again.
   const uint64_t F = kText;
-  Registered reg{table(SFU_ABI_S390X_BE, {fn(F, 0x40, {{0, {0}}, {0x20, {}}})}), kText, kText + 0x1000};
+  Registered reg{table_spec(3, SFU_ABI_S390X_BE, {fde_spec(F, 0x40, {{0, {0}}, {0x20, {}}})}), kText, kText + 0x1000};
   FakeMemory mem(true);
   mem.add_stack(0x7000, 0x8000);
   mem.put(0x7c00, 0x7d00);          // back chain: the caller's SP
@@ -110,7 +92,7 @@ TEST(MinimalConfig, S390xBackChainWhereNoRowCoversThePc) {
 }
 
 TEST(MinimalConfig, S390xBackChainZeroEndsTheWalk) {
-  Registered reg{table(SFU_ABI_S390X_BE, {fn(kText, 0x40, {{0, {0}}})}), kText, kText + 0x1000};
+  Registered reg{table_spec(3, SFU_ABI_S390X_BE, {fde_spec(kText, 0x40, {{0, {0}}})}), kText, kText + 0x1000};
   FakeMemory mem(true);
   mem.add_stack(0x7000, 0x8000);
   Walked w = walk(regs_with(kText + 0x800, {{SFU_S390X_SP, 0x7c00}}), mem.config(SFU_ABI_S390X_BE));
