@@ -39,10 +39,13 @@ sfu_walk_config FakeMemory::config(uint8_t abi, uint32_t max_frames) {
 }
 
 int FakeMemory::read(void *dst, uint64_t src, size_t len) {
-  reads_.push_back(src);
   bool declared = false;
   for (const sfu_stack &s : stacks_) declared |= src >= s.lo && src + len <= s.hi;
-  if (!declared) stray_.push_back(src);
+  {
+    std::lock_guard<std::mutex> hold(record_);
+    reads_.push_back(src);
+    if (!declared) stray_.push_back(src);
+  }
   for (uint64_t p : poisoned_)
     if (src < p + 8 && p < src + len) return -1;
   for (auto &[lo, bytes] : regions_) {

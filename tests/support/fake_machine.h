@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,8 @@ class FakeMemory {
   const std::vector<uint64_t> &reads() const { return reads_; }
   const std::vector<uint64_t> &stray_reads() const { return stray_; }
 
-  // The hook's view: copies from this memory if mapped, else fails.
+  // The hook's view: copies from this memory if mapped, else fails. Safe from several threads
+  // at once (walks on many CPUs); put() is not.
   int read(void *dst, uint64_t src, size_t len);
 
  private:
@@ -42,6 +44,7 @@ class FakeMemory {
   std::vector<sfu_stack> stacks_;
   std::map<uint64_t, std::vector<uint8_t>> regions_;  // lo -> bytes
   std::vector<uint64_t> poisoned_, reads_, stray_;
+  std::mutex record_;  // guards reads_ and stray_
 };
 
 // A table registered for one test's lifetime.

@@ -1,0 +1,87 @@
+// Walks on several threads while another thread registers and unregisters tables: every walk
+// must see the table it needs and give the same frames, with no lock in the walker or registry.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "support/fake_machine.h"
+#include "support/sframe_builder.h"
+
+using namespace sfu::test;
+
+namespace {
+
+constexpr uint64_t kText = 0x300000;
+
+// A table whose single function's row is CFA = sp + 16, RA at CFA - 8: enough for one step.
+std::vector<uint8_t> one_function_table(uint64_t start) {
+  return build_section(table_spec(3, SFU_ABI_AMD64_LE, {fde_spec(start, 0x100, {{0, {16}}})}));
+}
+
+sfu_table_desc desc_for(const std::vector<uint8_t> &bytes, uint64_t start) {
+  sfu_table_desc d{};
+  d.section = bytes.data();
+  d.size = bytes.size();
+  d.section_addr = 0x200000;
+  d.text_start = start;
+  d.text_end = start + 0x100;
+  return d;
+}
+
+TEST(RegistryConcurrency, WalksSeeTheirTableWhileOthersComeAndGo) {
+  // The walked table stays registered; churn tables come and go in the other slots.
+  std::vector<uint8_t> walked_bytes = one_function_table(kText);
+  sfu_table_desc walked_desc = desc_for(walked_bytes, kText);
+  sfu_module walked{};
+  ASSERT_EQ(sfu_register(&walked, &walked_desc, "walked"), SFU_OK);
+
+  constexpr int kChurn = 6;
+  std::vector<std::vector<uint8_t>> churn_bytes;
+  std::vector<sfu_module> churn(kChurn);
+  for (int i = 0; i < kChurn; i++) churn_bytes.push_back(one_function_table(kText + 0x1000 * (i + 1)));
+
+  std::atomic<bool> stop{false};
+  std::atomic<long> walks{0}, wrong{0};
+  // Two frames in the walked function (it "called itself"), then a return address of 0: a walk
+  // that ever missed the table would stop after the first frame.
+  FakeMemory mem(false);
+  mem.add_stack(0x7000, 0x8000);
+  mem.put(0x7f08, kText + 0x30);
+  mem.put(0x7f18, 0);
+  const sfu_walk_config c = mem.config(SFU_ABI_AMD64_LE);
+  auto walker = [&] {
+    sfu_regs regs = regs_with(kText + 0x10, {{SFU_X86_64_RSP, 0x7f00}});
+    while (!stop.load()) {
+      uint64_t pcs[4];
+      sfu_stop why;
+      size_t n = sfu_backtrace(&regs, &c, pcs, 4, &why);
+      if (n != 2 || pcs[1] != kText + 0x30 || why != SFU_STOP_END) wrong++;
+      walks++;
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; t++) threads.emplace_back(walker);
+  long registrations = 0;
+  // Churn until both sides have done plenty, however the threads are scheduled (bounded, so a
+  // walker that never runs fails the test instead of hanging it).
+  long round = 0;
+  for (; (round < 3000 || walks.load() < 20000) && round < 5000000; round++) {
+    int i = round % kChurn;
+    sfu_table_desc d = desc_for(churn_bytes[i], kText + 0x1000 * (i + 1));
+    if (sfu_register(&churn[i], &d, "churn") == SFU_OK) registrations++;
+    if (round % 2) sfu_unregister(&churn[(round / 2) % kChurn]);
+  }
+  stop = true;
+  for (std::thread &t : threads) t.join();
+  for (sfu_module &m : churn) sfu_unregister(&m);
+  sfu_unregister(&walked);
+
+  EXPECT_GE(walks.load(), 20000);
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_GT(registrations, 1000);
+}
+
+}  // namespace
