@@ -84,6 +84,7 @@ inline constexpr uint8_t kS390xSp = 15, kS390xFp = 11;
 
 constexpr bool abi_aarch64(uint8_t abi) { return abi == SFU_ABI_AARCH64_BE || abi == SFU_ABI_AARCH64_LE; }
 constexpr bool abi_s390x(uint8_t abi) { return abi == SFU_ABI_S390X_BE; }
+constexpr bool abi_big_endian(uint8_t abi) { return abi == SFU_ABI_AARCH64_BE || abi_s390x(abi); }
 constexpr uint8_t abi_sp_reg(uint8_t abi) {
   return abi_aarch64(abi) ? kAarch64Sp : abi_s390x(abi) ? kS390xSp : kAmd64Sp;
 }

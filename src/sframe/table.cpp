@@ -27,8 +27,6 @@ bool abi_known(uint8_t abi, uint8_t version) {
   return abi >= SFU_ABI_AARCH64_BE && abi <= SFU_ABI_AMD64_LE;
 }
 
-bool abi_big_endian(uint8_t abi) { return abi == SFU_ABI_AARCH64_BE || abi_s390x(abi); }
-
 sfu_error parse_header(sfu_table &t, const sfu_table_desc &d) {
   const uint8_t *p = static_cast<const uint8_t *>(d.section);
   if (d.size < kHeaderSize) return SFU_E_TRUNCATED_HEADER;

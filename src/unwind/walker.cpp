@@ -36,8 +36,6 @@ constexpr bool kBackChainFallback =
     false;
 #endif
 
-bool big_endian_abi(uint8_t abi) { return abi == SFU_ABI_AARCH64_BE || abi == SFU_ABI_S390X_BE; }
-
 // One step's view of the cursor: its registers and its stacks.
 struct Walk {
   sfu_cursor &c;
@@ -48,7 +46,7 @@ struct Walk {
     return true;
   }
   sfu_stop read(uint64_t addr, uint64_t &out) const {
-    return read_word(c.config, addr, big_endian_abi(c.config.abi), out) ? SFU_STOP_NONE
+    return read_word(c.config, addr, sframe::abi_big_endian(c.config.abi), out) ? SFU_STOP_NONE
                                                                          : SFU_STOP_READ_REFUSED;
   }
 };
