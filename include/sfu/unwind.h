@@ -30,7 +30,8 @@ struct sfu_module {
  * desc->text_end must be set: a walk picks the table whose text holds the PC. Refuses with
  * SFU_E_NO_TEXT_RANGE, SFU_E_TEXT_OVERLAP (another registered table covers some of that text),
  * SFU_E_REGISTRY_FULL (CONFIG_SFU_MAX_MODULES tables already), or any decoder error.
- * Call from normal context; concurrent registrations on several CPUs are safe. */
+ * Call from normal context. Registrations on several CPUs at once are safe (each claims its own
+ * slot), but two that overlap each other's text are only refused if they do not race. */
 enum sfu_error sfu_register(struct sfu_module *module, const struct sfu_table_desc *desc,
                             const char *name);
 

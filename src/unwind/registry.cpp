@@ -23,11 +23,13 @@ extern "C" enum sfu_error sfu_register(struct sfu_module *module, const struct s
                                        const char *name) {
   if (!module || !desc) return SFU_E_NULL_ARGUMENT;
   if (desc->text_end <= desc->text_start) return SFU_E_NO_TEXT_RANGE;
+  // A module already published must not be rewritten under the walks reading it.
+  for (unsigned i = 0; i < kSlots; i++)
+    if (load(i) == module) return SFU_E_TEXT_OVERLAP;
   if (sfu_error e = sfu_table_init(&module->table, desc)) return e;
   module->name = name;
   for (unsigned i = 0; i < kSlots; i++) {
     const sfu_module *other = load(i);
-    if (other == module) return SFU_E_TEXT_OVERLAP;  // registered twice
     if (other && overlaps(other->table, module->table)) return SFU_E_TEXT_OVERLAP;
   }
   // Two CPUs registering overlapping text at the same moment could both pass the check above;

@@ -410,7 +410,10 @@ TEST(Registry, UnregisterTwice) {
   d.text_end = kText + 0x100;
   sfu_module m{};
   ASSERT_EQ(sfu_register(&m, &d, "m"), SFU_OK);
-  EXPECT_EQ(sfu_register(&m, &d, "m"), SFU_E_TEXT_OVERLAP);  // already there
+  sfu_table_desc other = d;
+  other.text_end = kText + 0x80;  // a second registration must not touch the published table
+  EXPECT_EQ(sfu_register(&m, &other, "m"), SFU_E_TEXT_OVERLAP);
+  EXPECT_EQ(m.table.text_end, kText + 0x100);
   EXPECT_EQ(sfu_unregister(&m), SFU_OK);
   EXPECT_EQ(sfu_module_for_pc(kText), nullptr);
   EXPECT_EQ(sfu_unregister(&m), SFU_E_NOT_REGISTERED);
