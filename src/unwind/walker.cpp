@@ -161,6 +161,9 @@ sfu_stop fallback(const Walk &w, Caller &out, int &stack) {
   uint64_t fp, sp;
   if constexpr (Arch::kFrameRecords) {
     if (!kFpFallback || !w.reg(Arch::kFp, fp)) return SFU_STOP_NO_UNWIND_INFO;
+    // The caller's SP is just above the record: exact on x86_64 (push %rbp; mov %rsp, %rbp), a
+    // lower bound on arm64 where the record may sit below the rest of the frame. Either way the
+    // frame is marked unreliable.
     out.cfa = fp + 16;
     if (sfu_stop s = check_cfa<Arch>(w.c, out.cfa, stack)) return s;
     if (sfu_stop s = w.read(fp, out.fp)) return s;
@@ -202,11 +205,12 @@ sfu_stop from_trap(sfu_cursor &c, const sfu_trap_layout &l) {
     if ((l.saved >> n) & 1)
       if (sfu_stop s = w.read(sp + uint64_t(int64_t(l.reg[n])), saved.r[n])) return s;
   }
+  // The interrupted SP must pass the same checks as a caller's; and entry code always pushes
+  // something, so on the same stack it lies strictly above the entry frame.
+  int stack;
   uint64_t new_sp = saved.r[Arch::kSp];
-  int stack = stack_holding(c.config, new_sp, 0);
-  if (stack < 0) return SFU_STOP_CFA_OUTSIDE_STACK;
-  if (stack < c.stack_index) return SFU_STOP_STACK_ORDER;
-  if (stack == c.stack_index && new_sp <= sp) return SFU_STOP_WRONG_DIRECTION;
+  if (sfu_stop s = check_cfa<Arch>(c, new_sp - uint64_t(Arch::kSpFromCfa), stack)) return s;
+  if (stack == c.stack_index && new_sp == sp) return SFU_STOP_WRONG_DIRECTION;
   if (saved.pc == 0) return SFU_STOP_END;
   c.regs.pc = saved.pc;
   c.regs.valid = saved.valid;

@@ -500,6 +500,14 @@ TEST(WalkTrapFrames, SavedStackPointerBelowTheEntryFrame) {
   EXPECT_EQ(w.stop, SFU_STOP_WRONG_DIRECTION);
 }
 
+TEST(WalkTrapFrames, SavedStackPointerEqualToTheEntryFrame) {
+  X86Trap x;
+  x.mem.put(0x3f10 + 0x98, 0x3f10);  // entry code pushes: the interrupted SP cannot be its own
+  Walked w = walk(x.start(), x.config());
+  EXPECT_EQ(w.frames.size(), 2u);
+  EXPECT_EQ(w.stop, SFU_STOP_WRONG_DIRECTION);
+}
+
 TEST(WalkTrapFrames, InterruptedLeafMayKeepItsReturnAddressInTheLinkRegister) {
   // arm64: the interrupted function is a leaf whose RA is still in x30, saved by the entry code.
   const uint64_t N = kText, L = kText + 0x300, H = kText + 0x200, E = kText + 0x900;
