@@ -19,18 +19,19 @@ SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-po
 SAN_DIR := $(BUILD)/host-san
 SAN_OBJS := $(patsubst %.cpp,$(SAN_DIR)/obj/%.o,$(CORE_SRCS)) $(patsubst %.S,$(HOST_DIR)/obj/%.o,$(HOST_ASM))
 
-TEST_CXXFLAGS := -std=c++20 -O1 -g -Wall -Wextra -Wno-maybe-uninitialized -Iinclude -Isrc -Iarch -Itests -I$(BUILD)/config \
+TEST_CXXFLAGS := -std=c++20 -O1 -g -Wall -Wextra -Wno-maybe-uninitialized -Iinclude -Isrc -Iarch -Itests -Itools -I$(BUILD)/config \
 	-DSFU_HOSTED=1 -DSFU_CORPUS_DIR='"$(SFU_CORPUS)"' -DSFU_SOURCE_DIR='"$(CURDIR)"' $(SAN)
 SUPPORT_SRCS := $(sort $(wildcard tests/support/*.cpp))
 SUPPORT_HDRS := $(sort $(wildcard tests/support/*.h))
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.cpp))
-UNIT_OBJS := $(patsubst %.cpp,$(BUILD)/tests/obj/%.o,$(UNIT_SRCS) $(SUPPORT_SRCS))
+# Unit tests also cover the host tools' library (tools/*.cpp but the command table).
+UNIT_OBJS := $(patsubst %.cpp,$(BUILD)/tests/obj/%.o,$(UNIT_SRCS) $(SUPPORT_SRCS) $(TOOLS_LIB_SRCS))
 
 $(SAN_DIR)/obj/%.o: %.cpp $(CORE_HDRS) $(CONFIG_H) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(HOST_CXX) $(HOST_CORE_CXXFLAGS) $(SAN) -c $< -o $@
 
-$(BUILD)/tests/obj/%.o: %.cpp $(CORE_HDRS) $(SUPPORT_HDRS) $(CONFIG_H) | $(DEPS_STAMP)
+$(BUILD)/tests/obj/%.o: %.cpp $(CORE_HDRS) $(SUPPORT_HDRS) $(TOOLS_HDRS) $(CONFIG_H) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(HOST_CXX) $(TEST_CXXFLAGS) -c $< -o $@
 

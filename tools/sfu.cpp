@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "dump.h"
-#include "elf.h"
+#include "elf_file.h"
 #include "sfu/sframe.h"
 
 namespace {

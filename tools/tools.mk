@@ -1,11 +1,14 @@
 # Host tools. Included by the Makefile.
-#   make tools    build/tools/sfu: every tools/*.cpp, linked with the host core
-# Hosted C++ (the standard library is fine here); the core they link is built by `make host`.
+#   make tools    build/tools/sfu: tools/sfu.cpp (the command table) and the tools library
+# The tools library is every other tools/*.cpp: ELF, DWARF CFI, SFrame writer, generator,
+# verifier. Unit tests link it too (tests/tests.mk). Hosted C++: the standard library is fine here;
+# the core it links is built by `make host`.
 
 TOOLS_DIR := $(BUILD)/tools
-TOOLS_SRCS := $(sort $(wildcard tools/*.cpp))
+TOOLS_MAIN := tools/sfu.cpp
+TOOLS_LIB_SRCS := $(filter-out $(TOOLS_MAIN),$(sort $(wildcard tools/*.cpp)))
 TOOLS_HDRS := $(sort $(wildcard tools/*.h))
-TOOLS_OBJS := $(patsubst tools/%.cpp,$(TOOLS_DIR)/obj/%.o,$(TOOLS_SRCS))
+TOOLS_OBJS := $(patsubst tools/%.cpp,$(TOOLS_DIR)/obj/%.o,$(TOOLS_MAIN) $(TOOLS_LIB_SRCS))
 TOOLS_CXXFLAGS := -std=c++20 -O2 -g -Wall -Wextra -Werror \
 	-Iinclude -Isrc -I$(BUILD)/config -DSFU_HOSTED=1
 

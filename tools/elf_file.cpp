@@ -1,6 +1,6 @@
 // ELF64 section lookup. Every offset taken from the file is checked against the file size
 // before it is used, so a truncated or corrupt file gives an error, never a wild read.
-#include "elf.h"
+#include "elf_file.h"
 
 #include <cerrno>
 #include <cstdio>
