@@ -1,0 +1,127 @@
+// DWARF call frame information (.eh_frame, .debug_frame) read into rows of rules: for every
+// FDE, the CFA rule and the register rules at each address range, after running the CIE's
+// initial instructions and the FDE's instructions. Host code; used by `sfu gen` and `sfu verify`.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace sfu::tools::cfi {
+
+// How the CFA is computed: register + offset, or a DWARF expression (DW_CFA_def_cfa_expression).
+struct CfaRule {
+  enum Kind : uint8_t { kRegOffset, kExpression } kind = kRegOffset;
+  uint32_t reg = 0;
+  int64_t offset = 0;
+  std::vector<uint8_t> expr;  // kExpression: the expression's bytes
+  bool operator==(const CfaRule &) const = default;
+};
+
+// One register's rule (DWARF 5, 6.4.1). Registers with no rule are absent from Row::regs
+// ("unspecified"; by convention callee-saved registers then keep their value).
+struct RegRule {
+  enum Kind : uint8_t {
+    kSameValue,      // DW_CFA_same_value
+    kUndefined,      // DW_CFA_undefined
+    kOffset,         // saved at CFA + value
+    kValOffset,      // is CFA + value
+    kRegister,       // is in register `value`
+    kExpression,     // saved at the address the expression computes
+    kValExpression,  // is the value the expression computes
+  } kind = kSameValue;
+  int64_t value = 0;          // offset (data-alignment factor applied) or register number
+  std::vector<uint8_t> expr;  // the expression kinds
+  bool operator==(const RegRule &) const = default;
+};
+
+// The rules from `start` (inclusive) to `end` (exclusive).
+struct Row {
+  uint64_t start = 0, end = 0;
+  CfaRule cfa;
+  std::map<uint32_t, RegRule> regs;
+  bool ra_signed = false;  // AArch64: DW_CFA_AARCH64_negate_ra_state toggled an odd number of times
+  uint64_t args_size = 0;  // DW_CFA_GNU_args_size (has no effect on the CFA; kept for completeness)
+};
+
+struct Fde {
+  uint64_t offset = 0;       // of the FDE in its section
+  uint64_t start = 0, end = 0;
+  uint32_t ra_reg = 0;       // the CIE's return address column
+  bool signal_frame = false;  // augmentation 'S'
+  bool pauth_key_b = false;   // augmentation 'B' (AArch64: RA signed with the B key)
+  std::vector<Row> rows;      // in address order, covering [start, end) without gaps
+};
+
+// Every refusal read_cfi can give, as X(identifier, "name"). The offset in Error points at the
+// field that is wrong (an opcode, an operand, an encoding byte, an augmentation letter), or at the
+// record when the record as a whole is (its length, a range that wraps).
+#define CFI_ERRORS(X)                                                                           \
+  X(kTruncated, "truncated")                       /* a field or record passes its end */      \
+  X(kBadLength, "bad-length")                      /* reserved length, or too short for an id */ \
+  X(kBadCiePointer, "bad-cie-pointer")             /* lands on no record start */              \
+  X(kCieIsFde, "cie-is-fde")                       /* lands on an FDE */                       \
+  X(kBadCieVersion, "bad-cie-version")                                                         \
+  X(kBadAugmentation, "bad-augmentation")          /* unknown, and no 'z' to skip it by */     \
+  X(kBadPointerEncoding, "bad-pointer-encoding")   /* DW_EH_PE_* value not allowed there */     \
+  X(kUnsupportedPointerBase, "unsupported-pointer-base") /* textrel, datarel: no base known */  \
+  X(kBadAddressSize, "bad-address-size")           /* also a non-zero segment selector size */ \
+  X(kUnknownCfaOpcode, "unknown-cfa-opcode")                                                   \
+  X(kRestoreStateEmpty, "restore-state-empty")                                                 \
+  X(kRememberStateTooDeep, "remember-state-too-deep") /* more than kMaxStateDepth */           \
+  X(kAdvanceOutOfRange, "advance-out-of-range")    /* backwards, past the FDE end, in a CIE */ \
+  X(kLeb128TooLong, "leb128-too-long")             /* more than 64 bits */                     \
+  X(kBadRegister, "bad-register")                  /* number >= kRegisterLimit */              \
+  X(kOffsetOverflow, "offset-overflow")            /* factored offset does not fit int64_t */  \
+  X(kExpressionOutOfBounds, "expression-out-of-bounds")                                        \
+  X(kFdeRangeOverflow, "fde-range-overflow")       /* start + length wraps the address space */ \
+  X(kTooManyRules, "too-many-rules")               /* rows past a memory budget (hostile) */
+
+enum class ErrorCode : uint8_t {
+#define SFU_CFI_ENUM(id, name) id,
+  CFI_ERRORS(SFU_CFI_ENUM)
+#undef SFU_CFI_ENUM
+};
+
+inline constexpr const char *kErrorNames[] = {
+#define SFU_CFI_NAME(id, name) name,
+    CFI_ERRORS(SFU_CFI_NAME)
+#undef SFU_CFI_NAME
+};
+
+inline const char *error_name(ErrorCode code) { return kErrorNames[static_cast<unsigned>(code)]; }
+
+// Limits against hostile input: DWARF register numbers in use stay far below the first, and
+// compilers nest DW_CFA_remember_state a few levels at most.
+inline constexpr uint32_t kRegisterLimit = 1024;
+inline constexpr unsigned kMaxStateDepth = 64;
+
+// A refusal: a name from CFI_ERRORS, where in the section it was found, and a detail.
+struct Error {
+  std::string name;    // e.g. "unknown-cfa-opcode"
+  uint64_t offset = 0; // section offset of the offending byte or record
+  std::string detail;  // e.g. "opcode 0x3f"
+};
+
+struct Section {
+  const uint8_t *bytes = nullptr;
+  uint64_t size = 0;
+  uint64_t addr = 0;         // sh_addr (the base of pc-relative pointers in .eh_frame)
+  bool eh_frame = true;      // false: .debug_frame layout (CIE id 0xffffffff, absolute addresses)
+  bool big_endian = false;
+  uint16_t machine = 0;      // e_machine: decides what vendor opcodes mean (0x2d on AArch64)
+  uint8_t address_size = 8;
+};
+
+// Reads every FDE of the section into `out` (cleared first; in section order). On malformed
+// input returns false, sets `err` and leaves `out` holding the FDEs read before it.
+// Zero length words (.eh_frame's terminator) are skipped wherever they appear. In .debug_frame
+// an FDE starting at all ones (lld's tombstone for a discarded function) is left out.
+bool read_cfi(const Section &section, std::vector<Fde> &out, Error &err);
+
+// A DWARF expression of the one shape SFrame can say: DW_OP_bregN offset, optionally followed
+// by DW_OP_deref. Returns false for anything else.
+bool simple_expression(const std::vector<uint8_t> &expr, uint32_t &reg, int64_t &offset, bool &deref);
+
+}  // namespace sfu::tools::cfi
