@@ -1,7 +1,8 @@
-// ELF64 section lookup. Every offset taken from the file is checked against the file size
+// ELF64 parsing and one edit. Every offset taken from the file is checked against the file size
 // before it is used, so a truncated or corrupt file gives an error, never a wild read.
 #include "elf_file.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -14,11 +15,15 @@ constexpr uint8_t kElfMagic[4] = {0x7f, 'E', 'L', 'F'};
 constexpr uint32_t kEiClass = 4, kEiData = 5;
 constexpr uint8_t kClass32 = 1, kClass64 = 2;
 constexpr uint8_t kDataLsb = 1, kDataMsb = 2;
-constexpr uint64_t kEhdrSize = 64, kShdrSize = 64;
-constexpr uint32_t kShtNobits = 8;
-constexpr uint16_t kShnXindex = 0xffff;
+constexpr uint64_t kEhdrSize = 64, kShdrSize = 64, kSymSize = 24;
+constexpr uint32_t kShtSymtab = 2;
+constexpr uint16_t kShnXindex = 0xffff, kShnLoReserve = 0xff00;
+constexpr uint8_t kSttFunc = 2;
+// Header fields the edit rewrites.
+constexpr uint64_t kEShoff = 40, kEShnum = 60;
+constexpr uint64_t kShOffset = 24, kShSize = 32;
 
-// Bounds-checked reads in the file's byte order.
+// Bounds-checked access in the file's byte order.
 struct Reader {
   const std::vector<uint8_t> &b;
   bool big;
@@ -34,14 +39,59 @@ struct Reader {
   uint64_t u64(uint64_t off) const { return get(off, 8); }
 };
 
-struct Shdr {
-  uint32_t name, type;
-  uint64_t addr, offset, size, link;
+void put(std::vector<uint8_t> &b, bool big, uint64_t off, uint64_t v, unsigned n) {
+  for (unsigned i = 0; i < n; i++) b[off + (big ? n - 1 - i : i)] = uint8_t(v >> (8 * i));
+}
+
+struct Layout {
+  uint64_t shoff = 0, shnum = 0, shentsize = 0;
+  uint32_t shstrndx = 0;
 };
 
-Shdr read_shdr(const Reader &r, uint64_t at) {
-  return Shdr{r.u32(at), r.u32(at + 4), r.u64(at + 16), r.u64(at + 24), r.u64(at + 32),
-              r.u32(at + 40)};
+// A NUL-terminated name at `at` inside the string table [base, base + size).
+bool name_at(const std::vector<uint8_t> &f, uint64_t base, uint64_t size, uint64_t at, std::string &out) {
+  if (at >= size) return false;
+  const char *s = reinterpret_cast<const char *>(f.data() + base + at);
+  size_t n = strnlen(s, size - at);
+  if (n == size - at) return false;
+  out.assign(s, n);
+  return true;
+}
+
+bool read_layout(const Reader &r, Layout &l, std::string &error) {
+  l.shoff = r.u64(kEShoff);
+  l.shentsize = r.u16(58);
+  l.shnum = r.u16(kEShnum);
+  l.shstrndx = r.u16(62);
+  if (l.shoff == 0) return (error = "no section headers", false);
+  if (l.shentsize < kShdrSize) return (error = "bad section header size", false);
+  if (!r.fits(l.shoff, l.shentsize)) return (error = "truncated ELF file (section headers)", false);
+  // More than 0xff00 sections: the real count and name-table index live in section 0.
+  if (l.shnum == 0) l.shnum = r.u64(l.shoff + kShSize);
+  if (l.shstrndx == kShnXindex) l.shstrndx = r.u32(l.shoff + 40);
+  if (l.shnum > (r.b.size() - l.shoff) / l.shentsize)
+    return (error = "truncated ELF file (section headers)", false);
+  if (l.shstrndx >= l.shnum) return (error = "bad section name table index", false);
+  return true;
+}
+
+void read_functions(const Reader &r, ElfImage &img) {
+  const ElfSectionHeader *symtab = nullptr;
+  for (const ElfSectionHeader &s : img.sections)
+    if (s.type == kShtSymtab) symtab = &s;
+  if (!symtab || symtab->link >= img.sections.size()) return;
+  const ElfSectionHeader &strtab = img.sections[symtab->link];
+  if (!r.fits(symtab->offset, symtab->size) || !r.fits(strtab.offset, strtab.size)) return;
+  for (uint64_t at = symtab->offset; at + kSymSize <= symtab->offset + symtab->size; at += kSymSize) {
+    if ((r.b[at + 4] & 0xf) != kSttFunc) continue;
+    ElfSymbol sym;
+    if (!name_at(r.b, strtab.offset, strtab.size, r.u32(at), sym.name)) continue;
+    sym.value = r.u64(at + 8);
+    sym.size = r.u64(at + 16);
+    img.functions.push_back(std::move(sym));
+  }
+  std::stable_sort(img.functions.begin(), img.functions.end(),
+                   [](const ElfSymbol &a, const ElfSymbol &b) { return a.value < b.value; });
 }
 
 }  // namespace
@@ -64,54 +114,134 @@ bool read_file(const std::string &path, std::vector<uint8_t> &out, std::string &
   return !failed;
 }
 
+bool write_file(const std::string &path, const std::vector<uint8_t> &bytes, std::string &error) {
+  FILE *f = std::fopen(path.c_str(), "wb");
+  if (!f) {
+    error = std::string("cannot create: ") + std::strerror(errno);
+    return false;
+  }
+  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  int err = errno;
+  if (std::fclose(f) != 0) ok = false;
+  if (!ok) error = std::string("cannot write: ") + std::strerror(err);
+  return ok;
+}
+
+const ElfSectionHeader *ElfImage::section(const std::string &name) const {
+  for (const ElfSectionHeader &s : sections)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+bool elf_parse(std::vector<uint8_t> file, ElfImage &out, std::string &error) {
+  out = ElfImage{};
+  out.file = std::move(file);
+  const std::vector<uint8_t> &f = out.file;
+  if (f.size() < sizeof kElfMagic || std::memcmp(f.data(), kElfMagic, sizeof kElfMagic) != 0)
+    return (error = "not an ELF file", false);
+  if (f.size() <= kEiData) return (error = "truncated ELF file (header)", false);
+  if (f[kEiClass] == kClass32) return (error = "ELF32 files are not supported (ELF64 only)", false);
+  if (f[kEiClass] != kClass64) return (error = "bad ELF class", false);
+  if (f[kEiData] != kDataLsb && f[kEiData] != kDataMsb) return (error = "bad ELF byte order", false);
+  Reader r{f, f[kEiData] == kDataMsb};
+  if (!r.fits(0, kEhdrSize)) return (error = "truncated ELF file (header)", false);
+  out.big_endian = r.big;
+  out.type = r.u16(16);
+  out.machine = r.u16(18);
+
+  Layout l;
+  if (!read_layout(r, l, error)) return false;
+  uint64_t names_hdr = l.shoff + uint64_t(l.shstrndx) * l.shentsize;
+  uint64_t names_off = r.u64(names_hdr + kShOffset), names_size = r.u64(names_hdr + kShSize);
+  if (!r.fits(names_off, names_size)) return (error = "truncated ELF file (section names)", false);
+  for (uint64_t i = 0; i < l.shnum; i++) {
+    uint64_t at = l.shoff + i * l.shentsize;
+    ElfSectionHeader s;
+    s.index = uint32_t(i);
+    if (!name_at(f, names_off, names_size, r.u32(at), s.name)) s.name.clear();
+    s.type = r.u32(at + 4);
+    s.flags = r.u64(at + 8);
+    s.addr = r.u64(at + 16);
+    s.offset = r.u64(at + kShOffset);
+    s.size = r.u64(at + kShSize);
+    s.link = r.u32(at + 40);
+    s.addralign = r.u64(at + 48);
+    out.sections.push_back(std::move(s));
+  }
+  read_functions(r, out);
+  return true;
+}
+
+bool elf_section_bytes(const ElfImage &image, const std::string &name, ElfSection &out, std::string &error) {
+  const ElfSectionHeader *s = image.section(name);
+  if (!s) return (error = "no " + name + " section", false);
+  if (s->type == kShtNobits) return (error = "section " + name + " has no contents in the file", false);
+  Reader r{image.file, image.big_endian};
+  if (!r.fits(s->offset, s->size)) return (error = "truncated ELF file (section " + name + ")", false);
+  out.addr = s->addr;
+  out.bytes.assign(image.file.begin() + s->offset, image.file.begin() + s->offset + s->size);
+  out.machine = image.machine;
+  out.big_endian = image.big_endian;
+  return true;
+}
+
 bool elf_find_section(const std::vector<uint8_t> &file, const std::string &name, ElfSection &out,
                       std::string &error) {
-  auto fail = [&](std::string why) {
-    error = std::move(why);
-    return false;
-  };
-  if (file.size() < sizeof kElfMagic || std::memcmp(file.data(), kElfMagic, sizeof kElfMagic) != 0)
-    return fail("not an ELF file");
-  if (file.size() <= kEiData) return fail("truncated ELF file (header)");
-  if (file[kEiClass] == kClass32) return fail("ELF32 files are not supported (ELF64 only)");
-  if (file[kEiClass] != kClass64) return fail("bad ELF class");
-  if (file[kEiData] != kDataLsb && file[kEiData] != kDataMsb) return fail("bad ELF byte order");
-  Reader r{file, file[kEiData] == kDataMsb};
-  if (!r.fits(0, kEhdrSize)) return fail("truncated ELF file (header)");
+  ElfImage image;
+  return elf_parse(file, image, error) && elf_section_bytes(image, name, out, error);
+}
 
-  uint16_t machine = r.u16(18);
-  uint64_t shoff = r.u64(40);
-  uint16_t shentsize = r.u16(58);
-  uint64_t shnum = r.u16(60);
-  uint32_t shstrndx = r.u16(62);
-  if (shoff == 0) return fail("no section headers");
-  if (shentsize < kShdrSize) return fail("bad section header size");
-  if (!r.fits(shoff, shentsize)) return fail("truncated ELF file (section headers)");
-  // More than 0xff00 sections: the real count and name-table index live in section 0.
-  Shdr first = read_shdr(r, shoff);
-  if (shnum == 0) shnum = first.size;
-  if (shstrndx == kShnXindex) shstrndx = uint32_t(first.link);
-  if (shnum > (file.size() - shoff) / shentsize) return fail("truncated ELF file (section headers)");
-  if (shstrndx >= shnum) return fail("bad section name table index");
+bool elf_with_section(const ElfImage &image, const std::string &name, const std::vector<uint8_t> &bytes,
+                      std::vector<uint8_t> &out, std::string &error) {
+  Reader r{image.file, image.big_endian};
+  Layout l;
+  if (!read_layout(r, l, error)) return false;
+  out = image.file;
+  auto header = [&](uint64_t index) { return l.shoff + index * l.shentsize; };
 
-  Shdr strtab = read_shdr(r, shoff + uint64_t(shstrndx) * shentsize);
-  if (!r.fits(strtab.offset, strtab.size)) return fail("truncated ELF file (section names)");
-  const char *names = reinterpret_cast<const char *>(file.data() + strtab.offset);
-
-  for (uint64_t i = 0; i < shnum; i++) {
-    Shdr s = read_shdr(r, shoff + i * shentsize);
-    // The name must end inside the name table: compare without reading past it.
-    if (s.name >= strtab.size || strtab.size - s.name <= name.size()) continue;
-    if (std::memcmp(names + s.name, name.c_str(), name.size() + 1) != 0) continue;
-    if (s.type == kShtNobits) return fail("section " + name + " has no contents in the file");
-    if (!r.fits(s.offset, s.size)) return fail("truncated ELF file (section " + name + ")");
-    out.addr = s.addr;
-    out.bytes.assign(file.begin() + s.offset, file.begin() + s.offset + s.size);
-    out.machine = machine;
-    out.big_endian = r.big;
+  if (const ElfSectionHeader *s = image.section(name)) {
+    if (s->type == kShtNobits) return (error = "section " + name + " has no contents in the file", false);
+    if (!r.fits(s->offset, s->size)) return (error = "truncated ELF file (section " + name + ")", false);
+    if (bytes.size() > s->size) {
+      error = "section " + name + " holds " + std::to_string(s->size) + " bytes, the table needs " +
+              std::to_string(bytes.size());
+      return false;
+    }
+    std::fill(out.begin() + s->offset, out.begin() + s->offset + s->size, 0);
+    std::copy(bytes.begin(), bytes.end(), out.begin() + s->offset);
+    put(out, r.big, header(s->index) + kShSize, bytes.size(), 8);
     return true;
   }
-  return fail("no " + name + " section");
+
+  // Append: the contents, a copy of the section names with the new one, a copy of the section
+  // headers with the new one. The old copies stay where they are, unreferenced.
+  if (l.shnum + 1 >= kShnLoReserve) return (error = "too many sections to add one", false);
+  auto align8 = [&] { out.resize((out.size() + 7) & ~uint64_t(7), 0); };
+  align8();
+  uint64_t data_off = out.size();
+  out.insert(out.end(), bytes.begin(), bytes.end());
+  const ElfSectionHeader &names = image.sections[l.shstrndx];
+  uint64_t names_off = out.size();
+  out.insert(out.end(), image.file.begin() + names.offset, image.file.begin() + names.offset + names.size);
+  uint64_t name_index = names.size;
+  out.insert(out.end(), name.begin(), name.end());
+  out.push_back(0);
+  align8();
+  uint64_t shoff = out.size();
+  out.insert(out.end(), image.file.begin() + l.shoff, image.file.begin() + l.shoff + l.shnum * l.shentsize);
+  uint64_t added = out.size();
+  out.resize(added + l.shentsize, 0);
+  put(out, r.big, added, name_index, 4);
+  put(out, r.big, added + 4, kShtProgbits, 4);
+  put(out, r.big, added + kShOffset, data_off, 8);
+  put(out, r.big, added + kShSize, bytes.size(), 8);
+  put(out, r.big, added + 48, 8, 8);  // sh_addralign
+  uint64_t names_hdr = shoff + uint64_t(l.shstrndx) * l.shentsize;
+  put(out, r.big, names_hdr + kShOffset, names_off, 8);
+  put(out, r.big, names_hdr + kShSize, names.size + name.size() + 1, 8);
+  put(out, r.big, kEShoff, shoff, 8);
+  put(out, r.big, kEShnum, l.shnum + 1, 2);
+  return true;
 }
 
 }  // namespace sfu::tools

@@ -1,5 +1,6 @@
-// Minimal ELF64 reader for the host tools: finds one section by name, in files of either byte
-// order (x86_64 and aarch64 are little-endian, s390x big-endian). Nothing else of ELF is needed.
+// ELF64 for the host tools: the header fields they need, every section header, the function
+// symbols, and one edit: an image with one section's contents replaced (or added). Files of either
+// byte order (x86_64 and aarch64 are little-endian, s390x big-endian).
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,32 @@ namespace sfu::tools {
 
 // e_machine values of the architectures sfunwind serves.
 inline constexpr uint16_t kEmS390 = 22, kEmX86_64 = 62, kEmAarch64 = 183;
+inline constexpr uint16_t kEtExec = 2, kEtDyn = 3;
+inline constexpr uint32_t kShtProgbits = 1, kShtNobits = 8;
+inline constexpr uint64_t kShfAlloc = 2;
+
+struct ElfSectionHeader {
+  std::string name;
+  uint32_t index = 0;
+  uint32_t type = 0;
+  uint64_t flags = 0, addr = 0, offset = 0, size = 0, addralign = 0;
+  uint32_t link = 0;
+};
+
+struct ElfSymbol {
+  std::string name;
+  uint64_t value = 0, size = 0;
+};
+
+struct ElfImage {
+  std::vector<uint8_t> file;
+  uint16_t type = 0, machine = 0;
+  bool big_endian = false;
+  std::vector<ElfSectionHeader> sections;
+  std::vector<ElfSymbol> functions;  // STT_FUNC symbols of .symtab, sorted by address
+
+  const ElfSectionHeader *section(const std::string &name) const;  // nullptr if absent
+};
 
 struct ElfSection {
   uint64_t addr = 0;           // sh_addr: where the section is loaded
@@ -20,10 +47,24 @@ struct ElfSection {
 
 // Reads a whole file. On failure returns false and sets `error` ("cannot open: ...").
 bool read_file(const std::string &path, std::vector<uint8_t> &out, std::string &error);
+bool write_file(const std::string &path, const std::vector<uint8_t> &bytes, std::string &error);
 
-// Finds section `name` in the ELF64 image `file`. On failure returns false and sets `error` to
-// one short reason: not an ELF file, ELF32, truncated, no such section, ...
+// Parses an ELF64 image. On failure returns false and sets `error` to one short reason: not an
+// ELF file, ELF32, truncated, ...
+bool elf_parse(std::vector<uint8_t> file, ElfImage &out, std::string &error);
+
+// Copies the contents of section `name` (not NOBITS) out of `image`.
+bool elf_section_bytes(const ElfImage &image, const std::string &name, ElfSection &out, std::string &error);
+
+// Finds section `name` in the ELF64 image `file` (elf_parse + elf_section_bytes).
 bool elf_find_section(const std::vector<uint8_t> &file, const std::string &name, ElfSection &out,
                       std::string &error);
+
+// The image with section `name` holding `bytes`. An existing section is rewritten in place, its
+// size set to the new size, the rest of its old space zeroed; nothing else moves, so loaded
+// addresses stay valid. It must be large enough (else `error` names both sizes). An absent
+// section is appended, not loaded (no SHF_ALLOC, address 0), after a copy of the section names.
+bool elf_with_section(const ElfImage &image, const std::string &name, const std::vector<uint8_t> &bytes,
+                      std::vector<uint8_t> &out, std::string &error);
 
 }  // namespace sfu::tools

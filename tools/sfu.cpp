@@ -1,5 +1,6 @@
 // sfu: the host tool. `sfu COMMAND ARGS...`; each command is one row of kCommands.
 // Exit status: 0 done, 1 the input was refused (one line on stderr says why), 2 usage error.
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -9,6 +10,12 @@
 
 #include "dump.h"
 #include "elf_file.h"
+#include "image_cfi.h"
+#include "sframe_diff.h"
+#include "sframe_encode.h"
+#include "sframe_gen.h"
+#include "sframe_rows.h"
+#include "sframe_verify.h"
 #include "sfu/sframe.h"
 
 namespace {
@@ -27,11 +34,18 @@ struct Command {
 
 int run_help(const Args &args);
 int run_dump(const Args &args);
+int run_gen(const Args &args);
+int run_verify(const Args &args);
+int run_diff(const Args &args);
 
 const Command kCommands[] = {
     {"help", "[COMMAND]", "show this text, or one command's usage", run_help},
     {"dump", "ELF\n--raw SECTION.bin --base ADDR|FILE",
      "print an .sframe section as binutils 2.46 objdump --sframe does", run_dump},
+    {"gen", "IN.elf -o OUT.elf [--sframe-version 1|2|3] [-v]\nIN.elf --print-size [--sframe-version 1|2|3]",
+     "build an .sframe table from the image's DWARF CFI and write it into a copy", run_gen},
+    {"verify", "ELF [-v]", "check the image's .sframe rules against its DWARF CFI", run_verify},
+    {"diff", "A.elf B.elf [-v]", "compare the .sframe rows of two images of the same code", run_diff},
 };
 
 const Command *find_command(const std::string &name) {
@@ -179,6 +193,178 @@ int run_dump(const Args &args) {
     return kExitFailed;
   }
   return kExitOk;
+}
+
+// Options shared by the image commands: files, "-v", and named options with one value each.
+struct Options {
+  std::vector<std::string> files;
+  bool verbose = false;
+  std::vector<std::pair<std::string, std::string>> named;  // as given
+  bool print_size = false;
+};
+
+bool parse_options(const Command &self, const Args &args, const std::vector<std::string> &with_value,
+                   Options &o, int &rc) {
+  for (size_t i = 0; i < args.size(); i++) {
+    const std::string &a = args[i];
+    if (a == "-v") {
+      o.verbose = true;
+    } else if (a == "--print-size" && std::string(self.name) == "gen") {
+      o.print_size = true;
+    } else if (std::find(with_value.begin(), with_value.end(), a) != with_value.end()) {
+      if (i + 1 == args.size()) return (rc = usage_error(self, a + " needs a value"), false);
+      o.named.emplace_back(a, args[++i]);
+    } else if (!a.empty() && a[0] == '-') {
+      return (rc = usage_error(self, "unknown option " + a), false);
+    } else {
+      o.files.push_back(a);
+    }
+  }
+  return true;
+}
+
+std::string option(const Options &o, const std::string &name) {
+  for (const auto &[n, v] : o.named)
+    if (n == name) return v;
+  return "";
+}
+
+int refused(const Command &c, const std::string &file, const std::string &why) {
+  fprintf(stderr, "sfu %s: %s: %s\n", c.name, file.c_str(), why.c_str());
+  return kExitFailed;
+}
+
+bool load_image(const std::string &path, ElfImage &image, std::string &error) {
+  std::vector<uint8_t> file;
+  return read_file(path, file, error) && elf_parse(std::move(file), image, error);
+}
+
+// The image's .sframe, read back as functions; an empty section is a table without functions.
+bool load_sframe(const ElfImage &image, uint8_t &abi, std::vector<SframeFunction> &fns, std::string &error) {
+  ElfSection sec;
+  if (!elf_section_bytes(image, ".sframe", sec, error)) return false;
+  sfu_error e = read_sframe_functions(sec.bytes, sec.addr, abi, fns);
+  if (e == SFU_E_EMPTY) return true;
+  if (e != SFU_OK) error = std::string("invalid SFrame section: ") + sfu_error_name(e);
+  return e == SFU_OK;
+}
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
+  return buf;
+}
+
+int run_gen(const Args &args) {
+  const Command &self = *find_command("gen");
+  Options o;
+  int rc = kExitOk;
+  if (!parse_options(self, args, {"-o", "--sframe-version"}, o, rc)) return rc;
+  std::string out_path = option(o, "-o"), version_text = option(o, "--sframe-version");
+  if (o.files.size() != 1) return usage_error(self, "give one input image");
+  if (out_path.empty() == !o.print_size) return usage_error(self, "give -o OUT.elf or --print-size");
+  EncodeOptions enc;
+  if (!version_text.empty()) {
+    if (version_text != "1" && version_text != "2" && version_text != "3")
+      return usage_error(self, "--sframe-version is 1, 2 or 3");
+    enc.version = uint8_t(version_text[0] - '0');
+  }
+  const std::string &in_path = o.files[0];
+  ElfImage image;
+  std::string error;
+  if (!load_image(in_path, image, error)) return refused(self, in_path, error);
+  enc.abi = image_abi(image);
+  if (enc.abi == 0) return refused(self, in_path, "not an x86_64, aarch64 or s390x image");
+  // Written in place when the image has a .sframe section (its address is the table's base);
+  // otherwise appended, not loaded, as if at address 0.
+  const ElfSectionHeader *existing = image.section(".sframe");
+  enc.section_addr = existing ? existing->addr : 0;
+
+  std::vector<cfi::Fde> fdes;
+  if (!read_image_cfi(image, fdes, error)) return refused(self, in_path, error);
+  if (fdes.empty()) return refused(self, in_path, "no DWARF CFI (.eh_frame or .debug_frame) to build from");
+  Generated gen;
+  generate_rows(fdes, enc, gen);
+  std::vector<uint8_t> table;
+  if (!encode_sframe(enc, gen.functions, table, error)) return refused(self, in_path, error);
+  if (o.print_size) {
+    printf("%zu\n", table.size());
+    return kExitOk;
+  }
+  std::vector<uint8_t> out;
+  if (!elf_with_section(image, ".sframe", table, out, error)) return refused(self, in_path, error);
+  if (!write_file(out_path, out, error)) return refused(self, out_path, error);
+  printf("gen: %zu functions, %zu rows, %zu left out, %zu bytes (SFrame V%d, %s)\n", gen.functions.size(),
+         gen.rows(), gen.left_out.size(), table.size(), int(enc.version),
+         existing ? "written into .sframe" : "appended as .sframe, not loaded");
+  if (o.verbose)
+    for (const LeftOut &l : gen.left_out)
+      printf("left out: %s (%s..%s) at %s: %s\n", symbolize(image, l.start).c_str(), hex(l.start).c_str(),
+             hex(l.end).c_str(), symbolize(image, l.at).c_str(), l.reason.c_str());
+  return kExitOk;
+}
+
+int run_verify(const Args &args) {
+  const Command &self = *find_command("verify");
+  Options o;
+  int rc = kExitOk;
+  if (!parse_options(self, args, {}, o, rc)) return rc;
+  if (o.files.size() != 1) return usage_error(self, "give one image");
+  const std::string &path = o.files[0];
+  ElfImage image;
+  std::string error;
+  std::vector<cfi::Fde> fdes;
+  std::vector<SframeFunction> fns;
+  uint8_t abi = 0;
+  if (!load_image(path, image, error) || !read_image_cfi(image, fdes, error) || !load_sframe(image, abi, fns, error))
+    return refused(self, path, error);
+  abi = image_abi(image);
+  if (abi == 0) return refused(self, path, "not an x86_64, aarch64 or s390x image");
+  VerifyReport report;
+  verify_rows(fdes, fns, abi, report);
+  if (o.verbose) {
+    for (const Mismatch &m : report.mismatches)
+      printf("mismatch at %s (%s): sframe %s; cfi %s\n", symbolize(image, m.address).c_str(), hex(m.address).c_str(),
+             m.sframe.c_str(), m.cfi.c_str());
+    for (uint64_t start : report.not_covered)
+      printf("not covered: %s (%s)\n", symbolize(image, start).c_str(), hex(start).c_str());
+    if (report.skipped_ranges)
+      printf("skipped: %zu ranges in PLT-like (PCMASK) functions, whose CFI is an expression of the PC\n",
+             report.skipped_ranges);
+  }
+  printf("verify: %zu functions, %zu ranges, %zu mismatches, %zu not covered\n", report.functions, report.ranges,
+         report.mismatches.size(), report.not_covered.size());
+  return report.mismatches.empty() ? kExitOk : kExitFailed;
+}
+
+int run_diff(const Args &args) {
+  const Command &self = *find_command("diff");
+  Options o;
+  int rc = kExitOk;
+  if (!parse_options(self, args, {}, o, rc)) return rc;
+  if (o.files.size() != 2) return usage_error(self, "give two images");
+  ElfImage images[2];
+  std::vector<SframeFunction> fns[2];
+  for (int i = 0; i < 2; i++) {
+    std::string error;
+    uint8_t abi = 0;
+    if (!load_image(o.files[i], images[i], error) || !load_sframe(images[i], abi, fns[i], error))
+      return refused(self, o.files[i], error);
+  }
+  DiffReport report;
+  diff_tables(fns[0], fns[1], report);
+  if (o.verbose) {
+    for (const RowDifference &d : report.differences)
+      printf("differs at %s (%s): %s; %s\n", symbolize(images[0], d.address).c_str(), hex(d.address).c_str(),
+             d.first.c_str(), d.second.c_str());
+    for (int i = 0; i < 2; i++)
+      for (uint64_t start : i ? report.only_second : report.only_first)
+        printf("only in %s: %s (%s)\n", o.files[i].c_str(), symbolize(images[i], start).c_str(), hex(start).c_str());
+  }
+  printf("diff: %zu functions, %zu ranges, %zu differences, %zu only in %s, %zu only in %s\n", report.functions,
+         report.ranges, report.differences.size(), report.only_first.size(), o.files[0].c_str(),
+         report.only_second.size(), o.files[1].c_str());
+  return report.differences.empty() ? kExitOk : kExitFailed;
 }
 
 }  // namespace

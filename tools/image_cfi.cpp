@@ -1,0 +1,85 @@
+// Reading an image's CFI sections and naming its addresses.
+#include "image_cfi.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <unordered_set>
+
+#include "sfu/sframe.h"
+
+namespace sfu::tools {
+
+uint8_t image_abi(const ElfImage &image) {
+  switch (image.machine) {
+    case kEmX86_64: return image.big_endian ? 0 : SFU_ABI_AMD64_LE;
+    case kEmAarch64: return image.big_endian ? SFU_ABI_AARCH64_BE : SFU_ABI_AARCH64_LE;
+    case kEmS390: return image.big_endian ? SFU_ABI_S390X_BE : 0;
+    default: return 0;
+  }
+}
+
+namespace {
+
+constexpr uint64_t kShfExecinstr = 4;
+
+bool in_code(const ElfImage &image, uint64_t start, uint64_t end) {
+  for (const ElfSectionHeader &s : image.sections)
+    if ((s.flags & kShfAlloc) && (s.flags & kShfExecinstr) && start >= s.addr && end <= s.addr + s.size) return true;
+  return false;
+}
+
+}  // namespace
+
+bool read_image_cfi(const ElfImage &image, std::vector<cfi::Fde> &out, std::string &error) {
+  out.clear();
+  std::unordered_set<uint64_t> described;
+  for (const char *name : {".eh_frame", ".debug_frame"}) {
+    const ElfSectionHeader *hdr = image.section(name);
+    if (!hdr || hdr->type == kShtNobits) continue;
+    ElfSection sec;
+    if (!elf_section_bytes(image, name, sec, error)) return false;
+    cfi::Section in;
+    in.bytes = sec.bytes.data();
+    in.size = sec.bytes.size();
+    in.addr = sec.addr;
+    in.eh_frame = hdr->name == ".eh_frame";
+    in.big_endian = image.big_endian;
+    in.machine = image.machine;
+    std::vector<cfi::Fde> fdes;
+    cfi::Error err;
+    if (!cfi::read_cfi(in, fdes, err)) {
+      char where[64];
+      snprintf(where, sizeof where, "%s+0x%llx: ", name, (unsigned long long)err.offset);
+      error = where + err.name + (err.detail.empty() ? "" : " (" + err.detail + ")");
+      return false;
+    }
+    // .debug_frame only adds functions .eh_frame does not describe (a build may emit both).
+    // FDEs outside the image's code are of functions the linker dropped (ld leaves them at 0).
+    for (cfi::Fde &f : fdes) {
+      if (f.start >= f.end || !in_code(image, f.start, f.end)) continue;
+      if (!described.insert(f.start).second && !in.eh_frame) continue;
+      out.push_back(std::move(f));
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const cfi::Fde &a, const cfi::Fde &b) { return a.start < b.start; });
+  return true;
+}
+
+std::string symbolize(const ElfImage &image, uint64_t addr) {
+  const std::vector<ElfSymbol> &fns = image.functions;
+  auto it = std::upper_bound(fns.begin(), fns.end(), addr,
+                             [](uint64_t a, const ElfSymbol &s) { return a < s.value; });
+  char buf[64];
+  if (it != fns.begin()) {
+    const ElfSymbol &s = *(it - 1);
+    if (addr == s.value) return s.name;
+    if (addr < s.value + std::max<uint64_t>(s.size, 1)) {
+      snprintf(buf, sizeof buf, "+0x%llx", (unsigned long long)(addr - s.value));
+      return s.name + buf;
+    }
+  }
+  snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)addr);
+  return buf;
+}
+
+}  // namespace sfu::tools

@@ -1,0 +1,24 @@
+// The DWARF CFI of a linked image: the FDEs of .eh_frame and .debug_frame, one per function.
+// Shared by `sfu gen` and `sfu verify`, which must read the same CFI the same way.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "dwarf_cfi.h"
+#include "elf_file.h"
+
+namespace sfu::tools {
+
+// The SFrame ABI of an image (SFU_ABI_*), or 0 for a machine sfunwind does not serve.
+uint8_t image_abi(const ElfImage &image);
+
+// Every FDE of .eh_frame whose range lies in the image's code (an executable section), then
+// those of .debug_frame for functions .eh_frame does not describe, sorted by start. Malformed CFI fails with
+// "<section>+0x<offset>: <error name> (<detail>)". No CFI at all is not an error.
+bool read_image_cfi(const ElfImage &image, std::vector<cfi::Fde> &out, std::string &error);
+
+// "name+0xoff" for an address from the image's function symbols, else "0x<addr>".
+std::string symbolize(const ElfImage &image, uint64_t addr);
+
+}  // namespace sfu::tools

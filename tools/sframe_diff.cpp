@@ -1,0 +1,53 @@
+// Row-by-row comparison of two tables over the addresses both describe.
+#include "sframe_diff.h"
+
+#include <algorithm>
+
+namespace sfu::tools {
+namespace {
+
+bool same_row(const sfu_row &a, const sfu_row &b) {
+  // Only what the walker acts on: the rules, signed RA, the end of the stack.
+  constexpr uint32_t kMeaning = SFU_ROW_RA_SIGNED | SFU_ROW_OUTERMOST | SFU_ROW_SIGNAL_FRAME | SFU_ROW_PAUTH_KEY_B;
+  return same_rule(a.cfa, b.cfa) && same_rule(a.ra, b.ra) && same_rule(a.fp, b.fp) &&
+         (a.flags & kMeaning) == (b.flags & kMeaning);
+}
+
+void diff_function(const SframeFunction &a, const SframeFunction &b, DiffReport &out) {
+  uint64_t end = std::min(a.start + a.size, b.start + b.size);
+  std::vector<uint64_t> points;
+  for (const SframeFunction *f : {&a, &b})
+    for (const sfu_row &r : f->rows)
+      if (f->start + r.row_start < end) points.push_back(f->start + r.row_start);
+  std::sort(points.begin(), points.end());
+  points.erase(std::unique(points.begin(), points.end()), points.end());
+  for (uint64_t pc : points) {
+    out.ranges++;
+    const sfu_row &ra = sframe_row_at(a, pc), &rb = sframe_row_at(b, pc);
+    if (!same_row(ra, rb)) out.differences.push_back({pc, row_text(ra), row_text(rb)});
+  }
+  if (a.size != b.size)
+    out.differences.push_back({end, "size " + std::to_string(a.size), "size " + std::to_string(b.size)});
+}
+
+}  // namespace
+
+void diff_tables(const std::vector<SframeFunction> &first, const std::vector<SframeFunction> &second,
+                 DiffReport &out) {
+  out = DiffReport{};
+  for (const SframeFunction &a : first) {
+    const SframeFunction *b = sframe_function_at(second, a.start);
+    if (!b || b->start != a.start || a.pcmask || b->pcmask) {
+      if (!b || b->start != a.start) out.only_first.push_back(a.start);
+      continue;
+    }
+    out.functions++;
+    diff_function(a, *b, out);
+  }
+  for (const SframeFunction &b : second) {
+    const SframeFunction *a = sframe_function_at(first, b.start);
+    if (!a || a->start != b.start) out.only_second.push_back(b.start);
+  }
+}
+
+}  // namespace sfu::tools

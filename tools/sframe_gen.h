@@ -1,0 +1,30 @@
+// `sfu gen`: SFrame rows from DWARF CFI. For every function with CFI, the CFA, RA and FP rules
+// of each address range in the decoder's terms (sfu_row), written by the SFrame writer. A
+// function with any range SFrame cannot say is left out whole, with the reason: never a wrong row.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dwarf_cfi.h"
+#include "sframe_encode.h"
+
+namespace sfu::tools {
+
+struct LeftOut {
+  uint64_t start = 0, end = 0;
+  uint64_t at = 0;     // the first address whose rules could not be said
+  std::string reason;  // "CFA based on r10 needs V3", "overlaps another function", ...
+};
+
+struct Generated {
+  std::vector<EncodeFunction> functions;  // sorted by start, equal consecutive rows merged
+  std::vector<LeftOut> left_out;
+  size_t rows() const;
+};
+
+// Converts every FDE (sorted by start, as read_image_cfi returns them) for `opt` (version, abi).
+void generate_rows(const std::vector<cfi::Fde> &fdes, const EncodeOptions &opt, Generated &out);
+
+}  // namespace sfu::tools

@@ -1,0 +1,39 @@
+// An SFrame table read back as functions and their rows (the decoder's sfu_row), for tools that
+// compare tables with CFI or with each other, and one text form of a rule for their messages.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sfu/sframe.h"
+
+namespace sfu::tools {
+
+struct SframeFunction {
+  uint64_t start = 0;
+  uint32_t size = 0;
+  bool pcmask = false;          // PLT-like: rows repeat every rep_size bytes
+  std::vector<sfu_row> rows;    // by row_start
+};
+
+// Opens and fully validates `bytes` loaded at `addr`, then reads every function. Returns the
+// decoder's error (SFU_E_EMPTY for an empty section).
+sfu_error read_sframe_functions(const std::vector<uint8_t> &bytes, uint64_t addr, uint8_t &abi,
+                                std::vector<SframeFunction> &out);
+
+// The function whose [start, start + size) holds pc, or nullptr (functions sorted by start).
+const SframeFunction *sframe_function_at(const std::vector<SframeFunction> &fns, uint64_t pc);
+
+// The row of `fn` that applies at pc (PCINC functions).
+const sfu_row &sframe_row_at(const SframeFunction &fn, uint64_t pc);
+
+// "r7+16", "[cfa-8]", "cfa+0", "[r6-8]", "same", "undefined": registers by DWARF number.
+std::string rule_text(const sfu_rule &rule);
+// "CFA r7+16, RA [cfa-8], FP same" and " (RA signed)" / "outermost".
+std::string row_text(const sfu_row &row);
+
+// Equal rules in every field the walker reads.
+bool same_rule(const sfu_rule &a, const sfu_rule &b);
+
+}  // namespace sfu::tools
