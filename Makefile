@@ -17,6 +17,7 @@ FUZZ_SECONDS ?= 600
 PYTHON := /usr/bin/python3
 HOST_CXX ?= g++
 CLANGXX ?= clang++
+CLANG ?= clang
 
 CROSS_x86_64 :=
 CROSS_arm64 := aarch64-linux-gnu-

@@ -51,8 +51,12 @@ run_suite() {
 run_suite unit "$BUILD/tests/unit_tests"
 run_suite variant "$BUILD/tests/variant_tests"
 run_suite linker "$BUILD/tests/linked_image"
+run_suite embed bash tests/linker/embed.sh "$BUILD/tools/sfu" "$BUILD/check" \
+  "$BUILD/tests/reserve_image_gcc" "$BUILD/tests/reserve_image_clang"
 run_suite walk-x86 "$BUILD/tests/x86_walk_tests"
 run_suite freestanding bash tests/freestanding.sh "$BUILD"
+run_suite gen bash tests/gen/check.sh "$BUILD/tools/sfu" "$BUILD/gen-corpus" "$BUILD/check/gen"
+run_suite gen-real bash bench/sframe_size.sh "$BUILD/tools/sfu" "$BUILD/check/gen-real" "$BUILD/check/gen-real/size.md"
 run_suite dump bash tests/dump/conformance.sh "$BUILD/tools/sfu" "$SFU_CORPUS"
 run_suite v1-built bash tests/dump/v1_built_here.sh "$BUILD/tools/sfu" "$BUILD/check/v1-built"
 run_suite fuzz bash tests/fuzz/run.sh "$BUILD/fuzz/fuzz_sframe" "$FUZZ_CHECK_SECONDS" "$SFU_CORPUS"

@@ -4,8 +4,11 @@
 #   unit          build/tests/unit_tests: GoogleTest, core built again with ASan + UBSan
 #   variant       build/tests/variant_tests: the core built with tests/variant/minimal.config
 #   linker        build/tests/linked_image: a program linked with linker/sfunwind.ld walks itself
+#   embed         tests/linker/embed.sh: the same built without SFrame, given a table by `sfu gen`
 #   walk-x86      build/tests/x86_walk_tests: real gcc -O2 code walked, compared with libunwind
 #   freestanding  nm -u on build/<arch>/libsfu.a for all three architectures
+#   gen           tests/gen/check.sh: sfu gen / verify / diff on the corpus of tests/gen
+#   gen-real      bench/sframe_size.sh: the same on googletest built with gas's SFrame
 #   dump          tests/dump/conformance.sh: sfu dump against every corpus case
 #   v1-built      tests/dump/v1_built_here.sh: gas-written V1 tables, objdump vs sfu dump
 #   fuzz          the libFuzzer target for FUZZ_CHECK_SECONDS under ASan + UBSan
@@ -37,6 +40,8 @@ $(BUILD)/tests/obj/%.o: %.cpp $(CORE_HDRS) $(SUPPORT_HDRS) $(TOOLS_HDRS) $(CONFI
 
 $(BUILD)/tests/unit_tests: $(UNIT_OBJS) $(SAN_OBJS)
 	$(HOST_CXX) $(SAN) -o $@ $^ -lgtest -lgtest_main -pthread
+
+include tests/gen/corpus.mk
 
 # The fuzzer: core, support and target compiled by clang with libFuzzer, ASan and UBSan.
 FUZZ_DIR := $(BUILD)/fuzz
@@ -74,6 +79,14 @@ $(BUILD)/tests/linked_image: tests/linker/linked_image.c tests/linker/insert.ld 
 	gcc -std=gnu11 -O2 -Wall -Wextra -Werror -Wa,--gsframe -Iinclude -Llinker \
 		-Wl,-T,tests/linker/insert.ld -o $@ $< $(HOST_DIR)/libsfu.a -lpthread
 
+# The same program built without SFrame (gcc and clang) and linked with sfunwind-reserve.ld:
+# tests/linker/embed.sh gives it its table with `sfu gen`.
+$(BUILD)/tests/reserve_image_%: tests/linker/linked_image.c tests/linker/insert-reserve.ld \
+		linker/sfunwind-reserve.ld include/sfu/image.h $(HOST_DIR)/libsfu.a
+	@mkdir -p $(@D)
+	$(if $(filter clang,$*),$(CLANG),gcc) -std=gnu11 -O2 -Wall -Wextra -Werror -Iinclude -Llinker \
+		-Wl,-T,tests/linker/insert-reserve.ld -o $@ $< $(HOST_DIR)/libsfu.a -lpthread
+
 .PHONY: unit-tests fuzz-build
 unit-tests: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests
 fuzz-build: $(FUZZ_DIR)/fuzz_sframe
@@ -82,6 +95,7 @@ fuzz: $(FUZZ_DIR)/fuzz_sframe
 	bash tests/fuzz/run.sh $(FUZZ_DIR)/fuzz_sframe $(FUZZ_SECONDS) $(SFU_CORPUS)
 
 check: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests $(BUILD)/tests/linked_image \
+		$(BUILD)/tests/reserve_image_gcc $(BUILD)/tests/reserve_image_clang gen-corpus \
 		$(BUILD)/tests/x86_walk_tests $(FUZZ_DIR)/fuzz_sframe tools
 	@$(MAKE) --no-print-directory ARCH=x86_64 lib
 	@$(MAKE) --no-print-directory ARCH=arm64 lib

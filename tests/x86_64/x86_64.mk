@@ -69,5 +69,7 @@ bench-footprint: $(BENCH_DIR)/footprint
 		--arch $(a) $(BENCH_SIZE_$(a)) $(BUILD)/$(a)/libsfu.a $(BENCH_STACK_USAGE)/$(a)/obj)
 
 .PHONY: bench
-bench: $(BENCH_DIR)/bench_walk bench-footprint
+bench: $(BENCH_DIR)/bench_walk bench-footprint tools
+	bash bench/sframe_size.sh $(TOOLS_DIR)/sfu $(BENCH_DIR)/sframe-size $(BENCH_DIR)/sframe-size.md
 	$(BENCH_DIR)/bench_walk --results bench/results.md --footprint $(BENCH_DIR)/footprint.md
+	{ echo; cat $(BENCH_DIR)/sframe-size.md; } >> bench/results.md

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# sfu gen and sfu verify on real code: googletest (Debian's /usr/src/googletest) and its first
+# sample, built with g++ -O2 -Wa,--gsframe, so the same image holds gas's SFrame V1 table and
+# the DWARF CFI that `sfu gen` reads.
+#   bench/sframe_size.sh SFU_BINARY WORKDIR OUT.md
+# Writes the size comparison to OUT.md (make bench puts it in bench/results.md) and checks, as the
+# `gen-real` suite of make check does: gas's table and the V1/V2/V3 tables `sfu gen` builds pass
+# `sfu verify` with 0 mismatches, and gen's rows equal gas's wherever gas wrote some.
+# Ends "gen-real: N passed, M failed".
+set -uo pipefail
+sfu=$1
+work=$2
+out_md=$3
+gtest=${GTEST_SRC:-/usr/src/googletest/googletest}
+mkdir -p "$work"
+
+passed=0
+failed=0
+result() {  # NAME REASON (empty: passed)
+  if [[ -z $2 ]]; then passed=$((passed + 1)); echo "PASS $1"; else failed=$((failed + 1)); echo "FAIL $1: $2"; fi
+}
+finish() { echo "gen-real: $passed passed, $failed failed"; exit 0; }
+
+cxx=(g++ -std=c++17 -O2 -Wa,--gsframe -I"$gtest/include" -I"$gtest")
+image=$work/gtest_sample1.elf
+if [[ ! -e $image || $0 -nt $image ]]; then
+  pids=()
+  for src in src/gtest-all.cc src/gtest_main.cc samples/sample1.cc samples/sample1_unittest.cc; do
+    "${cxx[@]}" -c "$gtest/$src" -o "$work/$(basename "$src" .cc).o" & pids+=($!)
+  done
+  ok=1
+  for p in "${pids[@]}"; do wait "$p" || ok=0; done
+  if [[ $ok == 0 ]] || ! g++ -o "$image" "$work"/{sample1_unittest,sample1,gtest-all,gtest_main}.o -pthread; then
+    result "build googletest" "compile or link failed"
+    finish
+  fi
+fi
+
+# A section's size in bytes: after "[NN]", readelf -SW prints name, type, address, offset, size.
+section_size() {
+  local hex
+  hex=$(readelf -SW "$1" | sed -n 's/^ *\[ *[0-9]*\] *//p' | awk -v n="$2" '$1 == n { print $5 }' | head -n 1)
+  echo $((16#${hex:-0}))
+}
+eh=$(section_size "$image" .eh_frame)
+hdr=$(section_size "$image" .eh_frame_hdr)
+gas=$(section_size "$image" .sframe)
+text=$(section_size "$image" .text)
+
+verify_line=$("$sfu" verify "$image")
+[[ $verify_line == *" 0 mismatches,"* ]] && result "gas table verifies" "" || result "gas table verifies" "$verify_line"
+
+objcopy -R .sframe "$image" "$work/no-sframe.elf"
+rows=()
+for v in 1 2 3; do
+  gen_line=$("$sfu" gen "$work/no-sframe.elf" -o "$work/gen-v$v.elf" --sframe-version $v) || {
+    result "gen V$v" "$gen_line"
+    continue
+  }
+  line=$("$sfu" verify "$work/gen-v$v.elf")
+  [[ $line == *" 0 mismatches,"* ]] && result "gen V$v verifies" "" || result "gen V$v verifies" "$line"
+  diff_line=$("$sfu" diff "$image" "$work/gen-v$v.elf" -v)
+  # Functions only gas describes: the PLT (ld writes its rows; its CFI is a PC expression).
+  gas_only=$(echo "$diff_line" | grep -c "^only in $image:")
+  [[ $diff_line == *" 0 differences,"* ]] && result "gen V$v rows equal gas's" "" ||
+    result "gen V$v rows equal gas's" "$(echo "$diff_line" | tail -n 1)"
+  bytes=$(echo "$gen_line" | sed -n 's/^gen: \([0-9]*\) functions, \([0-9]*\) rows, \([0-9]*\) left out, \([0-9]*\) bytes.*/\1 \2 \3 \4/p')
+  rows+=("$v $bytes $gas_only")
+  [[ $gas_only -le 2 ]] && result "gen V$v covers all but the PLT" "" ||
+    result "gen V$v covers all but the PLT" "$gas_only functions only in gas's table"
+done
+
+{
+  echo "## SFrame table size on real code (sfu gen)"
+  echo
+  echo "Written by \`make bench\` (bench/sframe_size.sh). Image: googletest $(dpkg-query -W -f='${Version}' googletest 2>/dev/null) (gtest-all, gtest_main) and its sample1 test, g++ $(g++ -dumpfullversion) -O2 -Wa,--gsframe, linked by ld $(ld --version | head -n 1 | awk '{print $NF}'); .text is $text bytes."
+  echo "Gas's table is SFrame V1 (Debian binutils 2.40); \`sfu gen\` builds each version from the image's .eh_frame."
+  echo
+  echo "| table | bytes | vs .eh_frame + .eh_frame_hdr | functions | left out |"
+  echo "| --- | ---: | ---: | ---: | ---: |"
+  echo "| .eh_frame + .eh_frame_hdr | $((eh + hdr)) | 100% | | |"
+  echo "| gas V1 .sframe | $gas | $((100 * gas / (eh + hdr)))% | $(echo "$verify_line" | awk '{print $2}') with CFI, $(echo "$verify_line" | awk '{print $(NF-2)}') not covered | |"
+  for r in "${rows[@]}"; do
+    read -r v fns nrows left bytes _gas_only <<<"$r"
+    echo "| sfu gen V$v | $bytes | $((100 * bytes / (eh + hdr)))% | $fns ($nrows rows) | $left |"
+  done
+  echo
+  echo "Gas's table also has the PLT (PCMASK functions, which have no CFI); \`sfu gen\` covers the functions gas skips (the outermost frame, code gas cannot describe)."
+} >"$out_md"
+finish
