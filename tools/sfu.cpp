@@ -37,6 +37,7 @@ int run_dump(const Args &args);
 int run_gen(const Args &args);
 int run_verify(const Args &args);
 int run_diff(const Args &args);
+int run_symbolize(const Args &args);
 
 const Command kCommands[] = {
     {"help", "[COMMAND]", "show this text, or one command's usage", run_help},
@@ -46,6 +47,8 @@ const Command kCommands[] = {
      "build an .sframe table from the image's DWARF CFI and write it into a copy", run_gen},
     {"verify", "ELF [-v]", "check the image's .sframe rules against its DWARF CFI", run_verify},
     {"diff", "A.elf B.elf [-v]", "compare the .sframe rows of two images of the same code", run_diff},
+    {"symbolize", "ELF ADDR...", "print name+0xoffset for each address, from the image's symbol table",
+     run_symbolize},
 };
 
 const Command *find_command(const std::string &name) {
@@ -365,6 +368,20 @@ int run_diff(const Args &args) {
          report.ranges, report.differences.size(), report.only_first.size(), o.files[0].c_str(),
          report.only_second.size(), o.files[1].c_str());
   return report.differences.empty() ? kExitOk : kExitFailed;
+}
+
+int run_symbolize(const Args &args) {
+  const Command &self = *find_command("symbolize");
+  if (args.size() < 2) return usage_error(self, "give an image and at least one address");
+  ElfImage image;
+  std::string error;
+  if (!load_image(args[0], image, error)) return refused(self, args[0], error);
+  for (size_t i = 1; i < args.size(); i++) {
+    uint64_t addr;
+    if (!parse_address(args[i], addr)) return usage_error(self, "not an address: " + args[i]);
+    printf("%s %s\n", hex(addr).c_str(), symbolize(image, addr).c_str());
+  }
+  return kExitOk;
 }
 
 }  // namespace

@@ -157,6 +157,10 @@ check_refusals() {
   expect_refusal "gen: bad version" 2 "--sframe-version is 1, 2 or 3" "$sfu" gen "$img" -o "$r/x.elf" --sframe-version 4
   expect_refusal "gen: no output" 2 "give -o OUT.elf or --print-size" "$sfu" gen "$img"
   expect_refusal "diff: one image" 2 "give two images" "$sfu" diff "$img"
+  expect_refusal "symbolize: bad address" 2 "not an address: zz" "$sfu" symbolize "$img" zz
+  local start
+  start=$("$sfu" symbolize "$img" "0x$(nm "$img" | awk '$3 == "chain_a" { print $1 }')")
+  [[ $start == *" chain_a" ]] && result "symbolize: a function start" "" || result "symbolize: a function start" "$start"
 }
 check_refusals
 
