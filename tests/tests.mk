@@ -42,6 +42,7 @@ $(BUILD)/tests/unit_tests: $(UNIT_OBJS) $(SAN_OBJS)
 	$(HOST_CXX) $(SAN) -o $@ $^ -lgtest -lgtest_main -pthread
 
 include tests/gen/corpus.mk
+include tests/qemu/qemu.mk
 
 # The fuzzer: core, support and target compiled by clang with libFuzzer, ASan and UBSan.
 FUZZ_DIR := $(BUILD)/fuzz

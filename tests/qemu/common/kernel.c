@@ -1,0 +1,68 @@
+/* The test kernels' shared half: console output, table registration, checked traces, and the
+ * call chain of scenario 1. */
+#include "kernel.h"
+
+#include "sfu/image.h"
+
+static void console_putc(void *ctx, char c) {
+  (void)ctx;
+  if (c == '\n') arch_putc('\r');
+  arch_putc(c);
+}
+
+const struct sfu_sink console = {console_putc, 0};
+
+void kputs(const char *s) { sfu_print_str(&console, s); }
+void kput_hex(uint64_t v) { sfu_print_hex(&console, v, 0); }
+void kput_dec(uint64_t v) { sfu_print_udec(&console, v); }
+
+static struct sfu_module kernel_module;
+
+void kernel_register_table(void) {
+  enum sfu_error err = sfu_register_image(&kernel_module, _stext, _etext);
+  if (err != SFU_OK) {
+    kputs("sfu-error register ");
+    kputs(sfu_error_name(err));
+    kputs("\n");
+    kernel_done(1);
+  }
+}
+
+void kernel_trace(const char *name, const char *expect, const struct sfu_regs *regs) {
+  struct sfu_walk_config config = {0};
+  arch_walk_config(&config);
+  kputs("sfu-trace ");
+  kputs(name);
+  kputs("\nsfu-expect ");
+  kputs(expect);
+  kputs("\n");
+  sfu_print_backtrace(&console, regs, &config);
+  kputs("sfu-end\n");
+}
+
+void kernel_done(int failed) {
+  kputs("sfu-done ");
+  kput_dec((uint64_t)failed);
+  kputs("\n");
+  arch_exit(failed);
+}
+
+/* Each link does some work after the call so the call is not a tail call, and the barrier keeps
+ * the compiler from merging or inlining the links. */
+#define CHAIN_LINK(name, next)                                   \
+  __attribute__((noinline)) void name(void (*fault)(void)) {     \
+    next(fault);                                                 \
+    __asm__ volatile("" ::: "memory");                           \
+  }
+
+__attribute__((noinline)) void chain_6(void (*fault)(void)) {
+  fault();
+  __asm__ volatile("" ::: "memory");
+}
+CHAIN_LINK(chain_5, chain_6)
+CHAIN_LINK(chain_4, chain_5)
+CHAIN_LINK(chain_3, chain_4)
+CHAIN_LINK(chain_2, chain_3)
+CHAIN_LINK(chain_1, chain_2)
+
+void run_chain(void (*fault)(void)) { chain_1(fault); }

@@ -1,0 +1,64 @@
+/* The test kernels' shared half (tests/qemu/common/) and what each architecture provides
+ * (tests/qemu/<arch>/). Freestanding C, built with the target flags of build/<arch>/libsfu.a.
+ * Serial protocol the host runner (tests/qemu/run.py) reads: tests/qemu/README.md. */
+#ifndef SFU_QEMU_KERNEL_H
+#define SFU_QEMU_KERNEL_H
+
+#include <stdint.h>
+
+#include "sfu/print.h"
+#include "sfu/unwind.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Each architecture provides ---------------------------------------------------------- */
+
+/* One character to the serial console (16550, PL011, SCLP), polled: safe in any context. */
+void arch_putc(char c);
+
+/* Ends the QEMU run: exit status 0 when failed is 0, else non-zero. */
+__attribute__((noreturn)) void arch_exit(int failed);
+
+/* This kernel's walk configuration: its stacks (innermost first: exception/IST, interrupt,
+ * boot/task) and its trap entries (the entry code and where it saves registers). */
+void arch_walk_config(struct sfu_walk_config *config);
+
+/* The code the table covers: symbols from the architecture's linker script. */
+extern char _stext[], _etext[];
+
+/* ---- Common ------------------------------------------------------------------------------ */
+
+/* The console as an sfu_sink, and plain output through it. */
+extern const struct sfu_sink console;
+void kputs(const char *s);
+void kput_hex(uint64_t v);
+void kput_dec(uint64_t v);
+
+/* Registers the image's table (from the linker fragment) for [_stext, _etext). Prints the error
+ * and ends the run (failed) if the table is refused. Call once, early. */
+void kernel_register_table(void);
+
+/* A checked trace: prints
+ *   sfu-trace NAME
+ *   sfu-expect EXPECT
+ *   <sfu_print_backtrace lines from regs>
+ *   sfu-end
+ * EXPECT names the functions frame by frame, innermost first, space-separated, then " | " and
+ * the stop reason: "fault_ud2 chain_6 chain_5 ... kernel_main _start | end-of-stack". The runner
+ * symbolizes each frame (a return address as the call before it) and compares. */
+void kernel_trace(const char *name, const char *expect, const struct sfu_regs *regs);
+
+/* Ends the run: prints "sfu-done FAILED" (FAILED = on-device failures, usually 0) and exits. */
+__attribute__((noreturn)) void kernel_done(int failed);
+
+/* Scenario 1's chain: chain_1 calls chain_2 ... chain_6 calls fault(), none inlined, none a
+ * tail call, so each leaves a frame and a return address. */
+void run_chain(void (*fault)(void));
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SFU_QEMU_KERNEL_H */

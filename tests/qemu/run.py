@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Boots one test kernel under QEMU and checks what it prints (protocol: tests/qemu/README.md).
+
+    run.py --sfu build/tools/sfu --elf KERNEL.elf --label "x86_64 gen-v2" --timeout 120 \\
+           --log LOG -- qemu-system-x86_64 ARGS...
+
+Prints one line per scenario ("qemu: x86_64 gen-v2 1-faults: pass (4 traces)"), the failures
+indented under it, and exits 1 if anything failed. A guest that does not finish within the
+timeout is killed and counts as failed.
+"""
+import argparse
+import re
+import subprocess
+import sys
+
+FRAME = re.compile(r'^\s*#(\d+)\s+(\?\s+)?0x([0-9a-f]+)\s+sp 0x[0-9a-f]+\s+\S+\s+\[(\w+)\]\s+\S+\s*$')
+STOP = re.compile(r'^\s*stop: (\S+) \((reliable|unreliable)\)\s*$')
+# Frames whose PC is a return address: symbolized as the call before it.
+RETURN_SOURCES = {'table', 'fp', 'backchain'}
+
+
+class Trace:
+    def __init__(self, name):
+        self.name = name
+        self.expect = None
+        self.frames = []  # (pc, source)
+        self.stop = None
+        self.reliable = None
+        self.ended = False
+
+
+def parse(lines):
+    traces, counts, done, errors = [], [], None, []
+    cur = None
+    for raw in lines:
+        line = raw.rstrip('\r\n')
+        if line.startswith('sfu-trace '):
+            cur = Trace(line[len('sfu-trace '):].strip())
+            traces.append(cur)
+        elif line.startswith('sfu-expect ') and cur:
+            cur.expect = line[len('sfu-expect '):].strip()
+        elif line.startswith('sfu-end') and cur:
+            cur.ended = True
+            cur = None
+        elif line.startswith('sfu-count '):
+            parts = line.split()
+            if len(parts) == 4 and parts[2].isdigit() and parts[3].isdigit():
+                counts.append((parts[1], int(parts[2]), int(parts[3])))
+            else:
+                errors.append('bad count line: ' + line)
+        elif line.startswith('sfu-done '):
+            done = line.split()[1]
+        elif line.startswith('sfu-error '):
+            errors.append(line)
+        elif cur:
+            m = FRAME.match(line)
+            if m:
+                cur.frames.append((int(m.group(3), 16), m.group(4)))
+                continue
+            m = STOP.match(line)
+            if m:
+                cur.stop, cur.reliable = m.group(1), m.group(2) == 'reliable'
+    return traces, counts, done, errors
+
+
+def symbolize(sfu, elf, pcs):
+    if not pcs:
+        return {}
+    out = subprocess.run([sfu, 'symbolize', elf] + ['0x%x' % pc for pc in pcs],
+                         capture_output=True, text=True, check=True).stdout
+    names = {}
+    for line in out.splitlines():
+        addr, sym = line.split(' ', 1)
+        names[int(addr, 16)] = sym.split('+')[0]
+    return names
+
+
+def check_trace(t, names):
+    """Returns None when the trace is what it expected, else why not."""
+    if t.expect is None or not t.ended or t.stop is None:
+        return 'incomplete trace (no expect, stop or end line)'
+    want_frames, _, want_stop = t.expect.partition(' | ')
+    want = want_frames.split()
+    got = [names[pc - 1 if src in RETURN_SOURCES else pc] for pc, src in t.frames]
+    if got != want:
+        return 'frames %s, expected %s' % (' '.join(got) or '(none)', ' '.join(want))
+    if t.stop != want_stop.strip():
+        return 'stopped with %s, expected %s' % (t.stop, want_stop.strip())
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--sfu', required=True)
+    ap.add_argument('--elf', required=True)
+    ap.add_argument('--label', required=True)
+    ap.add_argument('--timeout', type=float, default=120)
+    ap.add_argument('--log', required=True)
+    ap.add_argument('qemu', nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    cmd = a.qemu[1:] if a.qemu and a.qemu[0] == '--' else a.qemu
+
+    failures = []
+    with open(a.log, 'w') as log:
+        try:
+            proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, timeout=a.timeout)
+            output = proc.stdout.decode('utf-8', 'replace')
+        except subprocess.TimeoutExpired as e:
+            output = (e.stdout or b'').decode('utf-8', 'replace')
+            failures.append(('boot', 'killed after %gs: the guest hung' % a.timeout))
+        log.write(output)
+    traces, counts, done, errors = parse(output.splitlines())
+    for e in errors:
+        failures.append(('boot', e))
+    if done is None and not any(f[0] == 'boot' for f in failures):
+        failures.append(('boot', 'no sfu-done line: the guest crashed or stopped early'))
+    elif done not in (None, '0'):
+        failures.append(('boot', 'the guest reported %s failures' % done))
+
+    pcs = sorted({pc - 1 if src in RETURN_SOURCES else pc for t in traces for pc, src in t.frames})
+    names = symbolize(a.sfu, a.elf, pcs)
+
+    # Scenario = the trace name up to its first '/': "1-faults/ud2" belongs to "1-faults".
+    scenarios = {}
+    for t in traces:
+        s = scenarios.setdefault(t.name.split('/')[0], [0, []])
+        s[0] += 1
+        why = check_trace(t, names)
+        if why:
+            s[1].append('%s: %s' % (t.name, why))
+    for name, ok, total in counts:
+        s = scenarios.setdefault(name.split('/')[0], [0, []])
+        s[0] += 1
+        if total == 0 or ok != total:
+            s[1].append('%s: %d of %d correct' % (name, ok, total))
+        else:
+            print('qemu: %s %s: %d of %d correct' % (a.label, name, ok, total))
+
+    passed = failed = 0
+    for name, (n, fails) in scenarios.items():
+        print('qemu: %s %s: %s (%d checks)' % (a.label, name, 'FAIL' if fails else 'pass', n))
+        for f in fails:
+            print('    ' + f)
+        failed += bool(fails)
+        passed += not fails
+    for name, why in failures:
+        print('qemu: %s %s: FAIL' % (a.label, name))
+        print('    ' + why)
+        failed += 1
+    if not scenarios and not failures:
+        print('qemu: %s: FAIL (the guest printed no scenario)' % a.label)
+        failed += 1
+    print('qemu-run: %d passed, %d failed' % (passed, failed))
+    print('    log: ' + a.log)
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
