@@ -75,15 +75,75 @@ def symbolize(sfu, elf, pcs):
     return names
 
 
-def check_trace(t, names):
+# Call instructions per e_machine, and the cross objdump that reads each.
+MACHINES = {
+    62: ('objdump', {'call', 'callq'}),
+    183: ('aarch64-linux-gnu-objdump', {'bl', 'blr', 'blraa', 'blrab', 'blraaz', 'blrabz'}),
+    22: ('s390x-linux-gnu-objdump', {'brasl', 'bras', 'basr', 'balr', 'bal', 'bas'}),
+}
+INSN = re.compile(r'^\s*([0-9a-f]+):\t([0-9a-f ]+?)\s*\t(\S+)\s*(.*)$')
+INSN_MORE = re.compile(r'^\s*([0-9a-f]+):\t([0-9a-f ]+?)\s*$')  # bytes of a long instruction
+TARGET = re.compile(r'<([^>+]+)(\+0x[0-9a-f]+)?>\s*$')
+
+
+class CallSites:
+    """Every call instruction of the kernel, by the return address it leaves."""
+
+    def __init__(self, elf):
+        with open(elf, 'rb') as f:
+            head = f.read(20)
+        machine = int.from_bytes(head[18:20], 'big' if head[5] == 2 else 'little')
+        objdump, calls = MACHINES[machine]
+        text = subprocess.run([objdump, '-d', elf], capture_output=True, text=True, check=True).stdout
+        self.by_return = {}  # return address -> direct target name, or None for an indirect call
+        last = None  # [address, byte count, mnemonic, operands]
+        for line in text.splitlines() + ['']:
+            m = INSN.match(line)
+            more = None if m else INSN_MORE.match(line)
+            if more and last:
+                last[1] += len(more.group(2).replace(' ', '')) // 2
+                continue
+            if last and last[2] in calls:
+                t = TARGET.search(last[3])
+                direct = t and not t.group(2) and re.search(r'(^|[ ,])[0-9a-f]+ <', last[3])
+                self.by_return[last[0] + last[1]] = t.group(1) if direct else None
+            last = [int(m.group(1), 16), len(m.group(2).replace(' ', '')) // 2, m.group(3), m.group(4)] if m else None
+
+
+def check_callers(t, names, calls, root):
+    """@callers: each return address follows a call into the frame before it; the last is root."""
+    for i, (pc, src) in enumerate(t.frames):
+        if src not in RETURN_SOURCES or i == 0:
+            continue
+        if pc not in calls.by_return:
+            return 'frame #%d: 0x%x follows no call instruction' % (i, pc)
+        target = calls.by_return[pc]
+        callee = names[t.frames[i - 1][0] - (1 if t.frames[i - 1][1] in RETURN_SOURCES else 0)]
+        if target is not None and target != callee:
+            return 'frame #%d: 0x%x returns from a call to %s, not to %s' % (i, pc, target, callee)
+    if not t.frames:
+        return 'no frames'
+    last_pc, last_src = t.frames[-1]
+    last = names[last_pc - 1 if last_src in RETURN_SOURCES else last_pc]
+    if last != root:
+        return 'the last frame is in %s, not %s' % (last, root)
+    return None
+
+
+def check_trace(t, names, calls):
     """Returns None when the trace is what it expected, else why not."""
     if t.expect is None or not t.ended or t.stop is None:
         return 'incomplete trace (no expect, stop or end line)'
     want_frames, _, want_stop = t.expect.partition(' | ')
     want = want_frames.split()
-    got = [names[pc - 1 if src in RETURN_SOURCES else pc] for pc, src in t.frames]
-    if got != want:
-        return 'frames %s, expected %s' % (' '.join(got) or '(none)', ' '.join(want))
+    if want and want[0] == '@callers':
+        why = check_callers(t, names, calls(), want[1] if len(want) > 1 else '?')
+        if why:
+            return why
+    else:
+        got = [names[pc - 1 if src in RETURN_SOURCES else pc] for pc, src in t.frames]
+        if got != want:
+            return 'frames %s, expected %s' % (' '.join(got) or '(none)', ' '.join(want))
     if t.stop != want_stop.strip():
         return 'stopped with %s, expected %s' % (t.stop, want_stop.strip())
     return None
@@ -122,11 +182,18 @@ def main():
     names = symbolize(a.sfu, a.elf, pcs)
 
     # Scenario = the trace name up to its first '/': "1-faults/ud2" belongs to "1-faults".
+    call_sites = []  # read the disassembly once, and only if a trace needs it
+
+    def calls():
+        if not call_sites:
+            call_sites.append(CallSites(a.elf))
+        return call_sites[0]
+
     scenarios = {}
     for t in traces:
         s = scenarios.setdefault(t.name.split('/')[0], [0, []])
         s[0] += 1
-        why = check_trace(t, names)
+        why = check_trace(t, names, calls)
         if why:
             s[1].append('%s: %s' % (t.name, why))
     for name, ok, total in counts:
