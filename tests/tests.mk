@@ -11,6 +11,8 @@
 #   gen-real      bench/sframe_size.sh: the same on googletest built with gas's SFrame
 #   dump          tests/dump/conformance.sh: sfu dump against every corpus case
 #   v1-built      tests/dump/v1_built_here.sh: gas-written V1 tables, objdump vs sfu dump
+#   runner        tests/qemu/runner_test.py: the QEMU runner's checks on made-up serial output
+#   qemu          tests/qemu: the test kernels of every architecture under QEMU (make qemu-test)
 #   fuzz          the libFuzzer target for FUZZ_CHECK_SECONDS under ASan + UBSan
 #
 # Shared test code lives in tests/support/ and is linked into every host test binary.
@@ -96,7 +98,7 @@ fuzz: $(FUZZ_DIR)/fuzz_sframe
 	bash tests/fuzz/run.sh $(FUZZ_DIR)/fuzz_sframe $(FUZZ_SECONDS) $(SFU_CORPUS)
 
 check: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests $(BUILD)/tests/linked_image \
-		$(BUILD)/tests/reserve_image_gcc $(BUILD)/tests/reserve_image_clang gen-corpus \
+		$(BUILD)/tests/reserve_image_gcc $(BUILD)/tests/reserve_image_clang gen-corpus qemu-kernels \
 		$(BUILD)/tests/x86_walk_tests $(FUZZ_DIR)/fuzz_sframe tools
 	@$(MAKE) --no-print-directory ARCH=x86_64 lib
 	@$(MAKE) --no-print-directory ARCH=arm64 lib
