@@ -3,8 +3,8 @@
 #   make demo [ARCH=...]      the demo kernel of one architecture, its trace symbolized
 #
 # Each tests/qemu/<arch>/kernel.mk builds its kernels under $(QEMU_DIR)/<arch>/ and adds:
-#   QEMU_RUNS += "LABEL|ELF|QEMU COMMAND"     one per kernel qemu-test boots; -kernel ELF is
-#                                              added unless the command has its own -kernel
+#   QEMU_RUNS += "LABEL|ELF|QEMU COMMAND"     one per kernel qemu-test boots, quotes included;
+#                                              -kernel ELF is added unless the command has one
 #   QEMU_KERNELS += ELF                        what qemu-test needs built
 #   QEMU_DEMO_<arch> := "LABEL|ELF|QEMU COMMAND"
 # using what this file defines:
@@ -37,10 +37,12 @@ QEMU_KERNELS :=
 .PHONY: qemu-test qemu-kernels demo
 qemu-kernels: $(QEMU_KERNELS)
 
+# Each QEMU_RUNS entry carries its own double quotes (labels and commands hold spaces).
 qemu-test: qemu-kernels tools
-	@bash tests/qemu/run-all.sh $(TOOLS_DIR)/sfu $(QEMU_DIR)/logs $(QEMU_TIMEOUT) $(foreach r,$(QEMU_RUNS),"$(r)")
+	@bash tests/qemu/run-all.sh $(TOOLS_DIR)/sfu $(QEMU_DIR)/logs $(QEMU_TIMEOUT) $(QEMU_RUNS)
 
+QEMU_DEMO_SPEC = $(subst ",,$(QEMU_DEMO_$(ARCH)))
 demo: tools
-	@test -n '$(QEMU_DEMO_$(ARCH))' || { echo "no demo kernel for $(ARCH) yet" >&2; exit 2; }
-	@$(MAKE) --no-print-directory $(word 2,$(subst |, ,$(QEMU_DEMO_$(ARCH))))
-	@python3 tests/qemu/demo.py $(TOOLS_DIR)/sfu "$(QEMU_DEMO_$(ARCH))"
+	@test -n '$(QEMU_DEMO_SPEC)' || { echo "no demo kernel for $(ARCH) yet" >&2; exit 2; }
+	@$(MAKE) --no-print-directory "$$(echo '$(QEMU_DEMO_SPEC)' | cut -d'|' -f2)"
+	@python3 tests/qemu/demo.py $(TOOLS_DIR)/sfu '$(QEMU_DEMO_SPEC)'
