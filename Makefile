@@ -67,10 +67,13 @@ $(DEPS_STAMP): scripts/install-deps.sh
 	@bash scripts/install-deps.sh
 	@mkdir -p $(@D) && touch $@
 
-# The config header: from .config when there is one, else from the Kconfig defaults.
-$(CONFIG_H): Kconfig scripts/kconfig.py $(wildcard $(KCONFIG_CONFIG)) | $(DEPS_STAMP)
+# The config header: from .config when there is one, else from the Kconfig defaults. The
+# script leaves an unchanged header alone (nothing rebuilds); the stamp records that it ran.
+$(CONFIG_H).stamp: Kconfig scripts/kconfig.py $(wildcard $(KCONFIG_CONFIG)) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(PYTHON) scripts/kconfig.py header Kconfig $(KCONFIG_CONFIG) $@
+	$(PYTHON) scripts/kconfig.py header Kconfig $(KCONFIG_CONFIG) $(CONFIG_H)
+	@touch $@
+$(CONFIG_H): $(CONFIG_H).stamp ;
 
 defconfig olddefconfig menuconfig: | $(DEPS_STAMP)
 	$(PYTHON) scripts/kconfig.py $@ Kconfig $(KCONFIG_CONFIG)

@@ -30,7 +30,7 @@ def main():
         full[pc] = subprocess.run([sfu, 'symbolize', elf, '0x%x' % pc], capture_output=True,
                                   text=True).stdout.split(' ', 1)[-1].strip()
     for line in lines:
-        if line.startswith(('sfu-expect', 'sfu-end', 'sfu-done')):
+        if line.startswith(('sfu-trace', 'sfu-expect', 'sfu-end', 'sfu-done')):
             continue
         m = run.FRAME.match(line)
         if m:

@@ -1,0 +1,70 @@
+# s390x test kernels (included by tests/qemu/qemu.mk). Each is the same code with a different
+# table: gas writes no s390x SFrame before binutils 2.45, so every variant links with
+# sfunwind-reserve.ld and gets its table from `sfu gen`, checked by `sfu verify`.
+#   $(QEMU_DIR)/s390x/gen-v2.elf   SFrame V2 (a return address in a register: the odd encoding)
+#   $(QEMU_DIR)/s390x/gen-v3.elf   SFrame V3 (the same as a flexible FDE)
+#   $(QEMU_DIR)/s390x/demo.elf     make demo ARCH=s390x: one fault, its trace (demo.c)
+
+S390X_SRC := tests/qemu/s390x
+S390X_OUT := $(QEMU_DIR)/s390x
+S390X_CC := s390x-linux-gnu-gcc
+S390X_LD := s390x-linux-gnu-ld
+S390X_CFLAGS := $(QEMU_CFLAGS_s390x) -I$(S390X_SRC)
+S390X_ASFLAGS := -I$(S390X_SRC)
+# Per-file extras, by source name: the sampled workload and the stepped chain make no tail calls,
+# so every caller frame is a call the runner can check.
+S390X_CFLAGS_sampling := -fno-optimize-sibling-calls
+S390X_CFLAGS_stepping := -fno-optimize-sibling-calls
+S390X_HDRS := $(wildcard $(S390X_SRC)/*.h) $(QEMU_COMMON_HDRS)
+# Everything but the two mains: main.c runs the scenarios, demo.c the demo.
+S390X_SRCS := $(filter-out $(S390X_SRC)/main.c $(S390X_SRC)/demo.c, \
+	$(sort $(wildcard $(S390X_SRC)/*.c $(S390X_SRC)/*.S)))
+# -action panic=exit-failure: a disabled wait other than the clean one (arch_exit) exits 1.
+# -singlestep: one instruction per translation block. TCG takes interrupts only between blocks,
+# so without it a timer tick lands only after branches; and QEMU 7.2 keeps the condition code
+# across a PER event only at a block boundary (stepping.c).
+# -icount shift=0: virtual time counts instructions, so every run samples the same points.
+S390X_QEMU := qemu-system-s390x -machine s390-ccw-virtio -cpu qemu -m 128M -display none \
+	-nodefaults -no-reboot -action panic=exit-failure -serial stdio -singlestep -icount shift=0
+
+# $(call s390x_kernel,VARIANT,SFRAME_VERSION,MAIN): $(S390X_OUT)/VARIANT.elf from MAIN and the
+# rest, objects under $(S390X_OUT)/VARIANT/.
+define s390x_kernel
+S390X_OBJS_$(1) := \
+	$(patsubst $(S390X_SRC)/%,$(S390X_OUT)/$(1)/%.o,$(S390X_SRCS) $(S390X_SRC)/$(3)) \
+	$(patsubst tests/qemu/common/%,$(S390X_OUT)/$(1)/common/%.o,$(QEMU_COMMON_SRCS))
+
+$(S390X_OUT)/$(1)/%.c.o: $(S390X_SRC)/%.c $(S390X_HDRS) $(S390X_SRC)/kernel.mk | $(DEPS_STAMP)
+	@mkdir -p $$(@D)
+	$(S390X_CC) $(S390X_CFLAGS) $$(S390X_CFLAGS_$$*) -c $$< -o $$@
+
+$(S390X_OUT)/$(1)/%.S.o: $(S390X_SRC)/%.S $(S390X_HDRS) $(S390X_SRC)/kernel.mk | $(DEPS_STAMP)
+	@mkdir -p $$(@D)
+	$(S390X_CC) $(S390X_ASFLAGS) -c $$< -o $$@
+
+$(S390X_OUT)/$(1)/common/%.c.o: tests/qemu/common/%.c $(S390X_HDRS) | $(DEPS_STAMP)
+	@mkdir -p $$(@D)
+	$(S390X_CC) $(S390X_CFLAGS) -c $$< -o $$@
+
+# Link, write the table into the reserved .sframe, and check every row against the CFI
+# (sfu verify fails on any mismatch or function left without rows).
+$(S390X_OUT)/$(1).elf: $$(S390X_OBJS_$(1)) $(S390X_SRC)/kernel.ld $(BUILD)/s390x/libsfu.a \
+		$(TOOLS_DIR)/sfu
+	$(S390X_LD) -nostdlib -Llinker -T $(S390X_SRC)/kernel.ld -o $$@.tmp \
+		$$(S390X_OBJS_$(1)) $(BUILD)/s390x/libsfu.a
+	$(TOOLS_DIR)/sfu gen $$@.tmp -o $$@.tmp --sframe-version $(2)
+	$(TOOLS_DIR)/sfu verify $$@.tmp | tee $$@.verify
+	@grep -q ' 0 mismatches, 0 not covered$$$$' $$@.verify
+	@mv $$@.tmp $$@
+endef
+
+$(eval $(call s390x_kernel,gen-v2,2,main.c))
+$(eval $(call s390x_kernel,gen-v3,3,main.c))
+$(eval $(call s390x_kernel,demo,2,demo.c))
+
+QEMU_KERNELS += $(S390X_OUT)/gen-v2.elf $(S390X_OUT)/gen-v3.elf $(S390X_OUT)/demo.elf
+QEMU_RUNS += "s390x gen-v2|$(S390X_OUT)/gen-v2.elf|$(S390X_QEMU)" \
+	"s390x gen-v3|$(S390X_OUT)/gen-v3.elf|$(S390X_QEMU)" \
+	"s390x demo|$(S390X_OUT)/demo.elf|$(S390X_QEMU)"
+# No quotes and no space in the label: qemu.mk splits this at '|' and quotes it itself.
+QEMU_DEMO_s390x := s390x-demo|$(S390X_OUT)/demo.elf|$(S390X_QEMU)

@@ -1,0 +1,31 @@
+/* s390x test kernel: the scenarios kernel_main runs, each returning its on-device failures. */
+#ifndef S390X_SCENARIOS_H
+#define S390X_SCENARIOS_H
+
+/* The frames run_chain (tests/qemu/common/kernel.c) leaves under the function it calls, innermost
+ * first. run_chain itself ends in a tail call (a jump to chain_1) at -O2: no frame of its own. */
+#define RUN_CHAIN_FRAMES "chain_6 chain_5 chain_4 chain_3 chain_2 chain_1"
+
+int scenario_faults(void);      /* 1: faults at the bottom of a call chain (faults.c) */
+int scenario_sampling(void);    /* 2: timer-interrupt sampling (sampling.c) */
+int scenario_single_step(void); /* 3: PER instruction-fetch single-step (stepping.c) */
+int scenario_irq_fault(void);   /* 4: a fault on the interrupt stack (irq_fault.c) */
+int scenario_fpr_ra(void);      /* 6: return address in a floating-point register (fpr_ra.c) */
+int scenario_corrupt(void);     /* 7: corrupted stacks (corrupt.c) */
+
+/* "<prefix><n>" in buf (room for the prefix, 10 digits and the NUL): a numbered trace name. */
+static inline const char *numbered_name(char *buf, const char *prefix, unsigned n) {
+  unsigned at = 0, len = 0;
+  char digits[10];
+  while (prefix[at]) {
+    buf[at] = prefix[at];
+    at++;
+  }
+  do digits[len++] = (char)('0' + n % 10);
+  while ((n /= 10) != 0);
+  while (len) buf[at++] = digits[--len];
+  buf[at] = 0;
+  return buf;
+}
+
+#endif /* S390X_SCENARIOS_H */

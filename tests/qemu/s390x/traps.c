@@ -1,0 +1,137 @@
+/* s390x test kernel: program checks (faults on purpose, PER events), the walk configuration,
+ * and the way out of QEMU. */
+#include "traps.h"
+
+struct extable_entry {
+  uint64_t insn, resume;
+};
+extern const struct extable_entry __start_ex_table[], __stop_ex_table[]; /* kernel.ld */
+
+void (*per_event_hook)(struct trap_frame *tf);
+
+static const char *fault_name, *fault_expect;
+static const char *handler_name, *handler_expect;
+static int fault_seen;
+
+void expect_fault(const char *name, const char *expect) {
+  fault_name = name;
+  fault_expect = expect;
+  fault_seen = 0;
+}
+
+void expect_handler_trace(const char *name, const char *expect) {
+  handler_name = name;
+  handler_expect = expect;
+}
+
+int fault_taken(void) {
+  int seen = fault_seen;
+  if (!seen) {
+    kputs("sfu-error ");
+    kputs(fault_name);
+    kputs(": the expected fault did not happen\n");
+  }
+  if (handler_name) {
+    kputs("sfu-error ");
+    kputs(handler_name);
+    kputs(": no fault to trace from\n");
+    seen = 0;
+  }
+  fault_name = fault_expect = handler_name = handler_expect = 0;
+  fault_seen = 0;
+  return seen;
+}
+
+/* DWARF numbers 16-31 name f0 f2 f4 f6 f1 f3 f5 f7 f8 f10 f12 f14 f9 f11 f13 f15. */
+static const uint8_t dwarf_fpr[16] = {0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15};
+
+void trap_regs(const struct trap_frame *tf, struct sfu_regs *regs) {
+  regs->pc = tf->psw_addr;
+  for (int n = 0; n < 16; n++) regs->r[n] = tf->gprs[n];
+  for (int k = 0; k < 16; k++) regs->r[16 + k] = tf->fprs[dwarf_fpr[k]];
+  regs->valid = 0xffffffffu;
+}
+
+static void unexpected(const char *what, const struct trap_frame *tf) {
+  kputs("\nsfu-error unexpected "); /* on a line of its own, whatever was being printed */
+  kputs(what);
+  kputs(" code ");
+  kput_hex(tf->int_code & 0xffff);
+  kputs(" at ");
+  kput_hex(tf->psw_addr);
+  kputs("\n");
+  kernel_done(1);
+}
+
+void program_check_handler(struct trap_frame *tf) {
+  uint32_t code = tf->int_code & 0xffff;
+  uint32_t ilen = (tf->int_code >> 16) & 6;
+  if ((code & PGM_PER) && per_event_hook) {
+    per_event_hook(tf);
+    if ((code & ~PGM_PER) == 0) return; /* a PER event alone */
+  }
+  code &= ~PGM_PER;
+  /* The old PSW points at the faulting instruction (nullified) or after it (suppressed or
+   * completed, the ILC long): either way the table names it. */
+  const struct extable_entry *e = __start_ex_table;
+  while (e < __stop_ex_table && e->insn != tf->psw_addr && e->insn + ilen != tf->psw_addr) e++;
+  if (e == __stop_ex_table || !fault_name || fault_seen) unexpected("program check", tf);
+  fault_seen = 1;
+  struct sfu_regs regs;
+  trap_regs(tf, &regs);
+  regs.pc = e->insn;
+  kernel_trace(fault_name, fault_expect, &regs);
+  if (handler_name) {
+    sfu_capture_here(&regs);
+    kernel_trace(handler_name, handler_expect, &regs);
+    handler_name = handler_expect = 0;
+  }
+  tf->psw_addr = e->resume;
+}
+
+void unexpected_interrupt(void) {
+  kputs("sfu-error unexpected interrupt (restart, SVC, machine check or I/O)\n");
+  kernel_done(1);
+}
+
+/* Innermost first: a walk moves from the exception stack to the interrupt stack to the task
+ * stack, never back. */
+static struct sfu_stack stacks[3];
+
+/* Both entries build the same trap frame, at the SP they call C with plus 160. */
+#define TF_AT(off) (STACK_FRAME_OVERHEAD + (off))
+#define GPR(n) [n] = TF_AT(TF_GPRS + 8 * (n))
+#define FPR(k, f) [16 + (k)] = TF_AT(TF_FPRS + 8 * (f))
+static const struct sfu_trap_layout entry_layout = {
+    .pc = TF_AT(TF_PSW_ADDR),
+    .reg = {GPR(0),     GPR(1),      GPR(2),      GPR(3),     GPR(4),     GPR(5),      GPR(6),
+            GPR(7),     GPR(8),      GPR(9),      GPR(10),    GPR(11),    GPR(12),     GPR(13),
+            GPR(14),    GPR(15),     FPR(0, 0),   FPR(1, 2),  FPR(2, 4),  FPR(3, 6),   FPR(4, 1),
+            FPR(5, 3),  FPR(6, 5),   FPR(7, 7),   FPR(8, 8),  FPR(9, 10), FPR(10, 12), FPR(11, 14),
+            FPR(12, 9), FPR(13, 11), FPR(14, 13), FPR(15, 15)},
+    .saved = 0xffffffffu,
+};
+static struct sfu_trap_entry traps[2];
+
+void arch_walk_config(struct sfu_walk_config *config) {
+  stacks[0] =
+      (struct sfu_stack){(uintptr_t)exc_stack_lo, (uintptr_t)exc_stack_hi, SFU_STACK_EXCEPTION};
+  stacks[1] = (struct sfu_stack){(uintptr_t)irq_stack_lo, (uintptr_t)irq_stack_hi, SFU_STACK_IRQ};
+  stacks[2] =
+      (struct sfu_stack){(uintptr_t)task_stack_lo, (uintptr_t)task_stack_hi, SFU_STACK_TASK};
+  traps[0] = (struct sfu_trap_entry){(uintptr_t)pgm_entry, (uintptr_t)pgm_entry_end, &entry_layout};
+  traps[1] = (struct sfu_trap_entry){(uintptr_t)ext_entry, (uintptr_t)ext_entry_end, &entry_layout};
+  config->stacks = stacks;
+  config->num_stacks = 3;
+  config->traps = traps;
+  config->num_traps = 2;
+}
+
+/* A disabled wait ends the run: QEMU shuts down cleanly (exit status 0) when the PSW address
+ * ends in 0xfff, and reports a guest crash otherwise (-action panic=exit-failure: status 1). */
+void arch_exit(int failed) {
+  static uint64_t psw[2] __attribute__((aligned(8)));
+  psw[0] = PSW_MASK_WAIT | PSW_MASK_64;
+  psw[1] = failed ? 0xbad : 0xfff;
+  for (;;) __asm__ volatile("lpswe %0" ::"Q"(psw) : "memory");
+}
