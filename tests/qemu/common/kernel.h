@@ -54,7 +54,8 @@ void kernel_trace(const char *name, const char *expect, const struct sfu_regs *r
 __attribute__((noreturn)) void kernel_done(int failed);
 
 /* Scenario 1's chain: chain_1 calls chain_2 ... chain_6 calls fault(), none inlined, none a
- * tail call, so each leaves a frame and a return address. */
+ * tail call, so each leaves a frame and a return address. run_chain itself jumps to chain_1 (a
+ * tail call at -O2): it leaves no frame. */
 void run_chain(void (*fault)(void));
 
 #ifdef __cplusplus
