@@ -1,0 +1,116 @@
+/* The arm64 test kernel's own declarations: system registers, the trap handlers' interface, the
+ * timer, and the scenarios main.c runs. */
+#ifndef ARM64_KERNEL_H
+#define ARM64_KERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel.h"
+#include "trap_frame.h"
+
+void kernel_main(void);
+
+#define read_sysreg(reg)                          \
+  ({                                              \
+    uint64_t v_;                                  \
+    __asm__ volatile("mrs %0, " #reg : "=r"(v_)); \
+    v_;                                           \
+  })
+#define write_sysreg(reg, val) \
+  __asm__ volatile("msr " #reg ", %0" ::"r"((uint64_t)(val)) : "memory")
+#define isb() __asm__ volatile("isb" ::: "memory")
+#define irq_enable() __asm__ volatile("msr daifclr, #2" ::: "memory")
+#define irq_disable() __asm__ volatile("msr daifset, #2" ::: "memory")
+
+static inline void mmio_write32(uint64_t addr, uint32_t v) { *(volatile uint32_t *)addr = v; }
+static inline uint32_t mmio_read32(uint64_t addr) { return *(volatile uint32_t *)addr; }
+
+/* ESR_EL1: the exception class, and the immediate of a BRK. */
+#define ESR_EC(esr) (((esr) >> 26) & 0x3f)
+#define ESR_BRK_IMM(esr) ((esr)&0xffff)
+#define EC_UNKNOWN 0x00   /* udf, and anything else undefined */
+#define EC_DABT_CUR 0x25  /* data abort at EL1 */
+#define EC_SSTEP_CUR 0x33 /* software step at EL1 */
+#define EC_BRK 0x3c
+
+#define SPSR_D (1u << 9)   /* debug exceptions masked */
+#define SPSR_SS (1u << 21) /* software step: one instruction, then a step exception */
+
+/* ---- Stacks (kernel.lds.S) and walk configuration (walk.c) --------------------------------- */
+
+/* SP_EL1 runs the exception and interrupt handlers; SP_EL0 runs everything else (SPSel = 0). */
+extern char irq_stack_lo[], irq_stack_hi[], task_stack_lo[], task_stack_hi[];
+/* The exception entry code: the vector table and the shared return path (vectors.S). */
+extern char entry_text_start[], entry_text_end[];
+/* Where kernel_main returns to in _start (boot.S): the last frame of every full walk. */
+extern char boot_return[];
+
+/* ---- Traps (traps.c), called by vectors.S ---------------------------------------------------- */
+
+void handle_sync(struct trap_frame *frame);
+void handle_irq(struct trap_frame *frame);
+void handle_unexpected(struct trap_frame *frame, uint64_t vector);
+
+/* The interrupted registers as a walk's start. */
+void trap_regs(const struct trap_frame *frame, struct sfu_regs *regs);
+
+/* Arms a checked trace of the next synchronous exception of class ec: it is printed with
+ * kernel_trace(name, expect), and the code resumes after the faulting instruction.
+ * fault_traced() says whether it happened since, and disarms. */
+void trace_next_fault(unsigned ec, const char *name, const char *expect);
+int fault_traced(void);
+
+/* A scenario's own synchronous exceptions (single-step): returns 1 when it handled one, after
+ * setting frame->elr and frame->spsr for the return. NULL: none. */
+typedef int (*sync_hook)(struct trap_frame *frame, uint64_t esr);
+void set_sync_hook(sync_hook hook);
+
+/* ---- The virtual timer through GICv2 (gic.c, timer.c) ------------------------------------ */
+
+void gic_init(void);
+void gic_enable_ppi(unsigned intid);
+uint32_t gic_ack(void);
+void gic_eoi(uint32_t iar);
+#define GIC_SPURIOUS 1023
+
+#define TIMER_INTID 27 /* the EL1 virtual timer's PPI on QEMU virt */
+typedef void (*tick_fn)(struct trap_frame *frame);
+void timer_init(void);
+/* One tick after `ticks` counter ticks (timer_freq() per second), delivered to fn. */
+void timer_arm(uint64_t ticks, tick_fn fn);
+void timer_stop(void);
+uint64_t timer_freq(void);
+void timer_irq(struct trap_frame *frame); /* from handle_irq */
+
+/* ---- Scenarios: each returns its on-device failures ------------------------------------- */
+
+int scenario_faults(void);       /* 1: brk, udf, data abort at the bottom of run_chain */
+int scenario_corrupt(void);      /* 7: overwritten return address and frame pointer */
+int scenario_single_step(void);  /* 3: a trace at every instruction of a chain */
+int scenario_sampling(void);     /* 2: timer interrupts sampling workload.c */
+int scenario_stack_switch(void); /* 4: a fault on the IRQ stack, traced into the task */
+int pac_check(void);             /* 5: in the pac-ret build, signing really changes addresses */
+
+/* faults.c: noinline leaves that raise one exception each, then return. */
+void fault_brk(void);
+void fault_udf(void);
+void fault_load(void);
+
+/* workload.c: runs until *stop is set (by the timer handler). */
+void workload_run(volatile int *stop);
+
+/* "prefix" + decimal n into buf: the names of numbered traces. */
+static inline const char *numbered(char *buf, size_t size, const char *prefix, uint64_t n) {
+  size_t i = 0;
+  while (*prefix && i + 1 < size) buf[i++] = *prefix++;
+  char digits[20];
+  int d = 0;
+  do digits[d++] = (char)('0' + n % 10);
+  while ((n /= 10) != 0);
+  while (d > 0 && i + 1 < size) buf[i++] = digits[--d];
+  buf[i] = 0;
+  return buf;
+}
+
+#endif /* ARM64_KERNEL_H */

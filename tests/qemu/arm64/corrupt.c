@@ -1,0 +1,73 @@
+/* Scenario 7: walks over a corrupted stack stop with a named reason, and the kernel goes on.
+ *
+ * Each corrupting function has a variable-length array, so it keeps a frame pointer: x29 points
+ * at its frame record (saved x29, saved x30), the very slots its CFI names. It overwrites one of
+ * them, takes a trace through fault_brk, and puts the slot back before it returns. */
+#include "arm64.h"
+
+static uint64_t *frame_record(void) {
+  uint64_t *fp;
+  __asm__ volatile("mov %0, x29" : "=r"(fp));
+  return fp;
+}
+
+/* The trace taken from inside a corrupting function: fault_brk's registers, then its caller. */
+static inline __attribute__((always_inline)) void corrupt_trace(const char *name,
+                                                                const char *expect) {
+  trace_next_fault(EC_BRK, name, expect);
+  fault_brk();
+}
+
+/* Its own return address replaced by ra: the walk takes ra for its caller. */
+__attribute__((noipa)) static int corrupt_ra(size_t n, uint64_t ra, const char *name,
+                                             const char *expect) {
+  volatile uint8_t frame[n];
+  frame[0] = 0;
+  uint64_t *record = frame_record();
+  uint64_t saved = record[1];
+  record[1] = ra;
+  corrupt_trace(name, expect);
+  record[1] = saved;
+  return !fault_traced() + frame[0];
+}
+
+/* Its caller's frame pointer replaced by fp: the walk computes its caller's CFA from it. */
+__attribute__((noipa)) static int corrupt_fp(size_t n, uint64_t fp, const char *name,
+                                             const char *expect) {
+  volatile uint8_t frame[n];
+  frame[0] = 0;
+  uint64_t *record = frame_record();
+  uint64_t saved = record[0];
+  record[0] = fp;
+  corrupt_trace(name, expect);
+  record[0] = saved;
+  return !fault_traced() + frame[0];
+}
+
+/* A caller whose CFA is x29-based (it has a VLA too), for corrupt_fp. */
+__attribute__((noipa)) static int fp_victim(size_t n, uint64_t fp, const char *name,
+                                            const char *expect) {
+  volatile uint8_t frame[n];
+  frame[0] = 1;
+  int failed = corrupt_fp(n, fp, name, expect);
+  return failed + frame[0] - 1;
+}
+
+int scenario_corrupt(void) {
+  int failed = 0;
+  /* Not a canonical address, nor any code's: the walk has nowhere to go and ends there, as it
+   * does at any return address outside the known text. */
+  failed += corrupt_ra(16, 0xdead00000000beefull, "7-corrupt/ra-garbage",
+                       "fault_brk corrupt_ra | end-of-stack");
+  /* Inside fault_brk, whose rows keep the return address in x30: a register no frame below
+   * the topmost still has. */
+  failed += corrupt_ra(16, (uint64_t)fault_brk + 4, "7-corrupt/ra-into-leaf",
+                       "fault_brk corrupt_ra fault_brk | ra-not-recoverable");
+  /* In no declared stack. */
+  failed += fp_victim(16, 0x1000, "7-corrupt/fp-outside-stacks",
+                      "fault_brk corrupt_fp fp_victim | cfa-outside-stacks");
+  /* In the task stack, but below the frames already walked. */
+  failed += fp_victim(16, (uint64_t)task_stack_lo + 64, "7-corrupt/fp-below-sp",
+                      "fault_brk corrupt_fp fp_victim | stack-going-wrong-way");
+  return failed;
+}

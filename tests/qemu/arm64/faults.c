@@ -1,0 +1,41 @@
+/* Scenario 1: synchronous faults at the bottom of run_chain's six frames, each traced from the
+ * exception's registers, then resumed after the faulting instruction. */
+#include "arm64.h"
+
+/* Above every physical address QEMU's CPUs have (52 bits at most): with the MMU off, a load
+ * from it is an address-size fault, a data abort. */
+#define UNMAPPED_ADDRESS (1ull << 54)
+
+__attribute__((noinline)) void fault_brk(void) { __asm__ volatile("brk #0" ::: "memory"); }
+
+__attribute__((noinline)) void fault_udf(void) { __asm__ volatile("udf #0" ::: "memory"); }
+
+__attribute__((noinline)) void fault_load(void) {
+  uint64_t v;
+  __asm__ volatile("ldr %0, [%1]" : "=r"(v) : "r"(UNMAPPED_ADDRESS) : "memory");
+}
+
+/* run_chain(fault) calls chain_1 as a tail call: its frame is gone, and chain_1's return
+ * address is in fault_case. */
+#define CHAIN \
+  "chain_6 chain_5 chain_4 chain_3 chain_2 chain_1 fault_case scenario_faults kernel_main _start"
+
+__attribute__((noipa)) static int fault_case(unsigned ec, const char *name, const char *expect,
+                                             void (*fault)(void)) {
+  trace_next_fault(ec, name, expect);
+  run_chain(fault);
+  if (fault_traced()) return 0;
+  kputs("sfu-error ");
+  kputs(name);
+  kputs(": no fault taken\n");
+  return 1;
+}
+
+int scenario_faults(void) {
+  int failed = 0;
+  failed += fault_case(EC_BRK, "1-faults/brk", "fault_brk " CHAIN " | end-of-stack", fault_brk);
+  failed += fault_case(EC_UNKNOWN, "1-faults/udf", "fault_udf " CHAIN " | end-of-stack", fault_udf);
+  failed += fault_case(EC_DABT_CUR, "1-faults/data-abort", "fault_load " CHAIN " | end-of-stack",
+                       fault_load);
+  return failed;
+}

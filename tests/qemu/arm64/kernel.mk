@@ -1,0 +1,87 @@
+# arm64 test kernels (included by tests/qemu/qemu.mk): the same code with different tables.
+#   $(QEMU_DIR)/arm64/gas-v1.elf       SFrame V1 written by gas (-Wa,--gsframe), sfunwind.ld
+#   $(QEMU_DIR)/arm64/gen-v2.elf       no gas table: sfunwind-reserve.ld, then `sfu gen` V2
+#   $(QEMU_DIR)/arm64/gen-v3.elf       the same, V3
+#   $(QEMU_DIR)/arm64/pac-gen-v2.elf   gen-v2 with return addresses signed (pac-ret+leaf)
+#   $(QEMU_DIR)/arm64/demo.elf         make demo ARCH=arm64: one fault, its trace (demo.c)
+# libsfu.a is linked as built (without --gsframe): in gas-v1 its functions have no rows, which no
+# trace needs (every walk starts in kernel code and never passes through the walker's own).
+
+ARM64_SRC := tests/qemu/arm64
+ARM64_OUT := $(QEMU_DIR)/arm64
+ARM64_CC := $(CROSS_arm64)gcc
+ARM64_LD := $(CROSS_arm64)ld
+ARM64_CFLAGS := $(QEMU_CFLAGS_arm64) -I$(ARM64_SRC)
+ARM64_ASFLAGS := -I$(ARM64_SRC)
+# Per-file extras, by source name: the sampled workload and the stepped chain make no tail calls,
+# so every caller frame is a call the runner can check.
+ARM64_CFLAGS_workload := -fno-optimize-sibling-calls
+ARM64_CFLAGS_step := -fno-optimize-sibling-calls
+ARM64_HDRS := $(wildcard $(ARM64_SRC)/*.h) $(QEMU_COMMON_HDRS)
+# The scenarios (main.c runs them) and what every kernel needs; the demo is demo.c and the latter.
+# (kernel.lds.S is the linker script, run through cpp.)
+ARM64_SCENARIO_SRCS := $(addprefix $(ARM64_SRC)/,main.c corrupt.c pac.c sampling.c stackswitch.c \
+	step.c workload.c)
+ARM64_BASE_SRCS := $(filter-out $(ARM64_SCENARIO_SRCS) $(ARM64_SRC)/demo.c \
+	$(ARM64_SRC)/kernel.lds.S,$(sort $(wildcard $(ARM64_SRC)/*.c $(ARM64_SRC)/*.S)))
+# -icount shift=0: the timer counts instructions, so a tick can land on any instruction (not only
+# where a translated block starts) and every run interrupts the same places. pauth-impdef: QEMU's
+# own PAC function, four times faster to emulate than QARMA5, and signatures still differ.
+# -semihosting: the exit status (exit.c).
+ARM64_QEMU := qemu-system-aarch64 -machine virt,gic-version=2 -cpu max,pauth-impdef=on -m 128M \
+	-display none -nodefaults -no-reboot -icount shift=0 -semihosting -serial stdio
+
+# Per variant: the compiler flags (both C and assembly), the linker fragment, the table.
+ARM64_FLAGS_gas := -Wa,--gsframe -DARM64_NO_OUTERMOST_ROWS
+ARM64_FLAGS_gen :=
+ARM64_FLAGS_pac := -mbranch-protection=pac-ret+leaf -DSFU_PAC
+ARM64_LDS_gas := sfunwind.ld
+ARM64_LDS_gen := sfunwind-reserve.ld
+# What `sfu verify` must say: gen describes every function; gas-v1 has libsfu.a's uncovered.
+ARM64_VERIFY_gas := , 0 mismatches,
+ARM64_VERIFY_gen := , 0 mismatches, 0 not covered
+
+# $(call arm64_kernel,VARIANT,FLAGS,TABLE,SFRAME_VERSION,SRCS): $(ARM64_OUT)/VARIANT.elf from SRCS
+# and the base, objects under $(ARM64_OUT)/VARIANT/. TABLE is gas or gen; SFRAME_VERSION is for
+# gen.
+define arm64_kernel
+ARM64_OBJS_$(1) := $(patsubst $(ARM64_SRC)/%,$(ARM64_OUT)/$(1)/%.o,$(ARM64_BASE_SRCS) $(5)) \
+	$(patsubst tests/qemu/common/%,$(ARM64_OUT)/$(1)/common/%.o,$(QEMU_COMMON_SRCS))
+
+$(ARM64_OUT)/$(1)/%.c.o: $(ARM64_SRC)/%.c $(ARM64_HDRS) $(ARM64_SRC)/kernel.mk | $(DEPS_STAMP)
+	@mkdir -p $$(@D)
+	$(ARM64_CC) $(ARM64_CFLAGS) $(2) -DVARIANT='"$(1)"' $$(ARM64_CFLAGS_$$*) -c $$< -o $$@
+
+$(ARM64_OUT)/$(1)/%.S.o: $(ARM64_SRC)/%.S $(ARM64_HDRS) $(ARM64_SRC)/kernel.mk | $(DEPS_STAMP)
+	@mkdir -p $$(@D)
+	$(ARM64_CC) $(ARM64_ASFLAGS) $(2) -c $$< -o $$@
+
+$(ARM64_OUT)/$(1)/common/%.c.o: tests/qemu/common/%.c $(ARM64_HDRS) | $(DEPS_STAMP)
+	@mkdir -p $$(@D)
+	$(ARM64_CC) $(ARM64_CFLAGS) $(2) -c $$< -o $$@
+
+$(ARM64_OUT)/$(1)/kernel.lds: $(ARM64_SRC)/kernel.lds.S $(ARM64_SRC)/kernel.mk | $(DEPS_STAMP)
+	@mkdir -p $$(@D)
+	$(ARM64_CC) -E -P -undef -x c -DSFU_TABLE_LD=$(ARM64_LDS_$(3)) $$< -o $$@
+
+# Link; for gen, write the table into the reserved .sframe. Then check every row against the CFI.
+$(ARM64_OUT)/$(1).elf: $$(ARM64_OBJS_$(1)) $(ARM64_OUT)/$(1)/kernel.lds $(BUILD)/arm64/libsfu.a \
+		$(TOOLS_DIR)/sfu
+	$(ARM64_LD) -nostdlib -Llinker -T $(ARM64_OUT)/$(1)/kernel.lds --no-warn-rwx-segments \
+		-o $$@.tmp $$(ARM64_OBJS_$(1)) $(BUILD)/arm64/libsfu.a
+	$(if $(filter gen,$(3)),$(TOOLS_DIR)/sfu gen $$@.tmp -o $$@.tmp --sframe-version $(4))
+	$(TOOLS_DIR)/sfu verify $$@.tmp | tee $$@.verify
+	@grep -q '$(ARM64_VERIFY_$(3))' $$@.verify
+	@mv $$@.tmp $$@
+endef
+
+$(eval $(call arm64_kernel,gas-v1,$(ARM64_FLAGS_gas),gas,1,$(ARM64_SCENARIO_SRCS)))
+$(eval $(call arm64_kernel,gen-v2,$(ARM64_FLAGS_gen),gen,2,$(ARM64_SCENARIO_SRCS)))
+$(eval $(call arm64_kernel,gen-v3,$(ARM64_FLAGS_gen),gen,3,$(ARM64_SCENARIO_SRCS)))
+$(eval $(call arm64_kernel,pac-gen-v2,$(ARM64_FLAGS_pac),gen,2,$(ARM64_SCENARIO_SRCS)))
+$(eval $(call arm64_kernel,demo,$(ARM64_FLAGS_gen),gen,2,$(ARM64_SRC)/demo.c))
+
+ARM64_VARIANTS := gas-v1 gen-v2 gen-v3 pac-gen-v2
+QEMU_KERNELS += $(foreach v,$(ARM64_VARIANTS),$(ARM64_OUT)/$(v).elf) $(ARM64_OUT)/demo.elf
+QEMU_RUNS += $(foreach v,$(ARM64_VARIANTS) demo,"arm64 $(v)|$(ARM64_OUT)/$(v).elf|$(ARM64_QEMU)")
+QEMU_DEMO_arm64 := "arm64 demo|$(ARM64_OUT)/demo.elf|$(ARM64_QEMU)"

@@ -1,0 +1,19 @@
+/* The arm64 test kernel: every scenario in turn, then the verdict. */
+#include "arm64.h"
+
+#ifndef VARIANT
+#define VARIANT "?"
+#endif
+
+void kernel_main(void) {
+  kernel_register_table();
+  kputs("sfunwind arm64 test kernel, " VARIANT "\n");
+  timer_init();
+  int failed = pac_check();
+  failed += scenario_faults();
+  failed += scenario_corrupt();
+  failed += scenario_single_step();
+  failed += scenario_sampling();
+  failed += scenario_stack_switch();
+  kernel_done(failed);
+}

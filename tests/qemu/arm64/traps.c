@@ -1,0 +1,85 @@
+/* The C side of the exception vectors: checked fault traces, a scenario's own synchronous
+ * exceptions, interrupts, and everything unexpected (reported, then the run ends). */
+#include "arm64.h"
+
+static struct {
+  unsigned ec;
+  const char *name, *expect;
+  int armed, taken;
+} next_fault;
+
+static sync_hook scenario_hook;
+
+void trap_regs(const struct trap_frame *frame, struct sfu_regs *regs) {
+  regs->pc = frame->elr;
+  for (int n = 0; n < 31; n++) regs->r[n] = frame->x[n];
+  regs->r[SFU_ARM64_SP] = frame->sp;
+  regs->valid = 0xffffffffu; /* x0..x30 and SP */
+}
+
+void trace_next_fault(unsigned ec, const char *name, const char *expect) {
+  next_fault.ec = ec;
+  next_fault.name = name;
+  next_fault.expect = expect;
+  next_fault.taken = 0;
+  next_fault.armed = 1;
+}
+
+int fault_traced(void) {
+  int taken = next_fault.taken;
+  next_fault.armed = 0;
+  next_fault.taken = 0;
+  return taken;
+}
+
+void set_sync_hook(sync_hook hook) { scenario_hook = hook; }
+
+static void report(const char *what, const struct trap_frame *frame, uint64_t esr) {
+  kputs("sfu-error unexpected ");
+  kputs(what);
+  kputs(": esr ");
+  kput_hex(esr);
+  kputs(" elr ");
+  kput_hex(frame->elr);
+  kputs(" far ");
+  kput_hex(read_sysreg(far_el1));
+  kputs("\n");
+}
+
+void handle_sync(struct trap_frame *frame) {
+  uint64_t esr = read_sysreg(esr_el1);
+  if (next_fault.armed && ESR_EC(esr) == next_fault.ec) {
+    struct sfu_regs regs;
+    trap_regs(frame, &regs);
+    next_fault.armed = 0;
+    kernel_trace(next_fault.name, next_fault.expect, &regs);
+    next_fault.taken = 1;
+    frame->elr += 4; /* every fault the scenarios raise is one 4-byte instruction */
+    return;
+  }
+  if (scenario_hook && scenario_hook(frame, esr)) return;
+  report("exception", frame, esr);
+  kernel_done(1);
+}
+
+void handle_irq(struct trap_frame *frame) {
+  uint32_t iar = gic_ack();
+  uint32_t intid = iar & 0x3ff;
+  if (intid == GIC_SPURIOUS) return;
+  if (intid == TIMER_INTID) {
+    timer_irq(frame);
+  } else {
+    kputs("sfu-error unexpected interrupt ");
+    kput_dec(intid);
+    kputs("\n");
+  }
+  gic_eoi(iar);
+}
+
+void handle_unexpected(struct trap_frame *frame, uint64_t vector) {
+  kputs("sfu-error vector ");
+  kput_dec(vector);
+  kputs(" taken\n");
+  report("exception", frame, read_sysreg(esr_el1));
+  kernel_done(1);
+}
