@@ -1,0 +1,49 @@
+/* The local APIC (xAPIC, memory-mapped at its reset address): the one-shot timer of the
+ * sampling and stack-switch scenarios, and NMIs sent to this CPU. QEMU's APIC timer counts
+ * nanoseconds at divide-by-1. */
+#include "x86.h"
+
+#define APIC_BASE 0xfee00000ull
+#define APIC_ID 0x20
+#define APIC_EOI 0xb0
+#define APIC_SVR 0xf0
+#define APIC_ICR_LOW 0x300
+#define APIC_ICR_HIGH 0x310
+#define APIC_LVT_TIMER 0x320
+#define APIC_TIMER_INITIAL 0x380
+#define APIC_TIMER_DIVIDE 0x3e0
+
+#define SVR_ENABLE 0x100
+#define LVT_MASKED 0x10000
+#define ICR_NMI 0x400
+#define ICR_ASSERT 0x4000
+#define ICR_PENDING 0x1000
+
+static inline volatile uint32_t *reg(unsigned offset) {
+  return (volatile uint32_t *)(uintptr_t)(APIC_BASE + offset);
+}
+
+void apic_init(void) {
+  *reg(APIC_SVR) = SVR_ENABLE | VEC_SPURIOUS;
+  *reg(APIC_LVT_TIMER) = LVT_MASKED | VEC_TIMER;
+  *reg(APIC_TIMER_DIVIDE) = 0xb; /* divide by 1 */
+}
+
+void apic_timer_oneshot(uint32_t ns) {
+  *reg(APIC_LVT_TIMER) = VEC_TIMER; /* one-shot, unmasked */
+  *reg(APIC_TIMER_INITIAL) = ns ? ns : 1;
+}
+
+void apic_timer_stop(void) {
+  *reg(APIC_LVT_TIMER) = LVT_MASKED | VEC_TIMER;
+  *reg(APIC_TIMER_INITIAL) = 0;
+}
+
+void apic_eoi(void) { *reg(APIC_EOI) = 0; }
+
+void apic_send_nmi_self(void) {
+  while (*reg(APIC_ICR_LOW) & ICR_PENDING) {
+  }
+  *reg(APIC_ICR_HIGH) = *reg(APIC_ID) & 0xff000000u; /* destination: this APIC's ID */
+  *reg(APIC_ICR_LOW) = ICR_NMI | ICR_ASSERT;
+}

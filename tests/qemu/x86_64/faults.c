@@ -1,0 +1,66 @@
+/* Scenario 1: synchronous faults at the bottom of the common six-function chain. Each fault
+ * function raises one exception; its handler walks from the faulting registers, then resumes
+ * after the faulting instruction (the fixup table) and the next case runs. */
+#include "x86.h"
+
+static noipa void fault_ud2(void) { __asm__ volatile("1: ud2\n2:\n" FIXUP(1b, 2b)); }
+
+/* A trap, not a fault: the CPU saves the address after int3, which is where it resumes. */
+static noipa void fault_int3(void) { __asm__ volatile("int3"); }
+
+/* Page 0 is not mapped (boot.S). */
+static noipa void fault_null_read(void) {
+  uint64_t value;
+  __asm__ volatile("1: movq (%1), %0\n2:\n" FIXUP(1b, 2b) : "=r"(value) : "r"(0ul) : "memory");
+}
+
+static noipa void fault_divide(void) {
+  uint64_t lo = 1, hi = 0;
+  __asm__ volatile("1: divq %2\n2:\n" FIXUP(1b, 2b) : "+a"(lo), "+d"(hi) : "r"(0ul));
+}
+
+/* run_chain tail-calls chain_1, so chain_1 returns straight into scenario_faults. */
+#define CALLERS \
+  " chain_6 chain_5 chain_4 chain_3 chain_2 chain_1 scenario_faults kernel_main _start"
+
+static const struct fault_case {
+  const char *name;
+  void (*fn)(void);
+  unsigned vector;
+  const char *expect;
+} cases[] = {
+    {"1-faults/ud2", fault_ud2, VEC_UD, "fault_ud2" CALLERS " | end-of-stack"},
+    {"1-faults/int3", fault_int3, VEC_BP, "fault_int3" CALLERS " | end-of-stack"},
+    {"1-faults/page-fault", fault_null_read, VEC_PF, "fault_null_read" CALLERS " | end-of-stack"},
+    {"1-faults/divide-error", fault_divide, VEC_DE, "fault_divide" CALLERS " | end-of-stack"},
+};
+
+static const struct fault_case *current;
+static int failures;
+
+static void on_fault(struct trap_frame *f) {
+  struct sfu_regs regs;
+  trap_regs(f, &regs);
+  kernel_trace(current->name, current->expect, &regs);
+  if (f->vector == VEC_PF && read_cr2() != 0) {
+    kputs("sfu-error 1-faults: page fault at ");
+    kput_hex(read_cr2());
+    kputs(", expected 0\n");
+    failures++;
+  }
+  if (f->vector == VEC_BP) return; /* already past the int3 */
+  if (!trap_fixup(f)) {
+    kputs("sfu-error 1-faults: no fixup for the fault\n");
+    kernel_done(1);
+  }
+}
+
+int scenario_faults(void) {
+  for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    current = &cases[i];
+    trap_set_handler(current->vector, on_fault);
+    run_chain(current->fn);
+    trap_set_handler(current->vector, 0);
+  }
+  return failures;
+}

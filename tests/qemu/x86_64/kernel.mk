@@ -1,0 +1,72 @@
+# The x86_64 test kernels (tests/qemu/README.md), included by tests/qemu/qemu.mk.
+# Each image under $(QEMU_DIR)/x86_64/ is built from its own objects:
+#   gas-v1.elf   every object assembled with --gsframe (SFrame V1 from binutils 2.40), sfunwind.ld
+#   gen-v2.elf   no --gsframe; sfunwind-reserve.ld, then `sfu gen --sframe-version 2`, `sfu verify`
+#   gen-v3.elf   the same with version 3
+#   demo.elf     make demo: built as gen-v2, with demo.c's kernel_main
+# QEMU boots them as PVH kernels (boot.S); the debug-exit device ends the run. -icount makes the
+# timer count instructions, which lets it interrupt any instruction (plain TCG delivers interrupts
+# only where a translated block starts) and makes every run the same.
+
+X86_SRC := tests/qemu/x86_64
+X86_OUT := $(QEMU_DIR)/x86_64
+X86_LIB := $(BUILD)/x86_64/libsfu.a
+X86_SFU := $(TOOLS_DIR)/sfu
+X86_QEMU := qemu-system-x86_64 -machine q35 -cpu max -m 128M -display none -nodefaults -no-reboot \
+	-serial stdio -device isa-debug-exit,iobase=0xf4,iosize=0x04 -icount shift=0
+
+# The machine, then either the scenarios or the demo.
+X86_ARCH_SRCS := boot.S stacks.S vectors.S context.S serial.c exit.c cpu.c traps.c apic.c walk.c
+X86_TEST_SRCS := main.c faults.c corrupt.c stackswitch.c step.c sampling.c workload.c
+X86_DEMO_SRCS := demo.c
+
+X86_DEPS := $(X86_SRC)/x86.h $(X86_SRC)/kernel.mk $(QEMU_COMMON_HDRS)
+X86_CFLAGS := $(QEMU_CFLAGS_x86_64) -I$(X86_SRC)
+X86_ASFLAGS := -I$(X86_SRC)
+X86_LDFLAGS := -nostdlib -static -z noexecstack -z max-page-size=4096 --build-id=none -Llinker
+# Per file: corrupt.c finds its frames through RBP; the workload makes no tail calls.
+X86_FLAGS_corrupt := -fno-omit-frame-pointer
+X86_FLAGS_workload := -fno-optimize-sibling-calls
+
+x86_comma := ,
+
+# $(call x86_variant,NAME,TABLE,SFRAME_VERSION,SOURCES): TABLE is gas (from --gsframe) or gen
+# (written by sfu gen after the link, then checked against the CFI by sfu verify).
+define x86_variant
+X86_OBJS_$(1) := $$(patsubst %,$(X86_OUT)/$(1)/%.o,$$(basename $(4))) \
+	$$(patsubst tests/qemu/common/%.c,$(X86_OUT)/$(1)/common/%.o,$$(QEMU_COMMON_SRCS))
+X86_GSFRAME_$(1) := $(if $(filter gas,$(2)),-Wa$$(x86_comma)--gsframe)
+
+$(X86_OUT)/$(1)/%.o: $(X86_SRC)/%.c $$(X86_DEPS) | $$(DEPS_STAMP)
+	@mkdir -p $$(@D)
+	gcc $$(X86_CFLAGS) $$(X86_FLAGS_$$*) $$(X86_GSFRAME_$(1)) -c $$< -o $$@
+$(X86_OUT)/$(1)/common/%.o: tests/qemu/common/%.c $$(X86_DEPS) | $$(DEPS_STAMP)
+	@mkdir -p $$(@D)
+	gcc $$(X86_CFLAGS) $$(X86_GSFRAME_$(1)) -c $$< -o $$@
+$(X86_OUT)/$(1)/%.o: $(X86_SRC)/%.S $$(X86_DEPS) | $$(DEPS_STAMP)
+	@mkdir -p $$(@D)
+	gcc $$(X86_ASFLAGS) $$(X86_GSFRAME_$(1)) -c $$< -o $$@
+$(X86_OUT)/$(1)/kernel.lds: $(X86_SRC)/kernel.lds.S $(X86_SRC)/kernel.mk
+	@mkdir -p $$(@D)
+	gcc -E -P -undef -x c $(if $(filter gen,$(2)),-DSFU_TABLE_GENERATED) $$< -o $$@
+
+$(X86_OUT)/$(1).elf: $$(X86_OBJS_$(1)) $(X86_OUT)/$(1)/kernel.lds $(X86_LIB) \
+		$(if $(filter gen,$(2)),$(X86_SFU))
+	ld $$(X86_LDFLAGS) -T $(X86_OUT)/$(1)/kernel.lds -o $$@.tmp $$(X86_OBJS_$(1)) $(X86_LIB)
+$(if $(filter gen,$(2)),
+	$(X86_SFU) gen $$@.tmp -o $$@.tmp --sframe-version $(3)
+	$(X86_SFU) verify $$@.tmp)
+	mv $$@.tmp $$@
+endef
+
+$(eval $(call x86_variant,gas-v1,gas,1,$(X86_ARCH_SRCS) $(X86_TEST_SRCS)))
+$(eval $(call x86_variant,gen-v2,gen,2,$(X86_ARCH_SRCS) $(X86_TEST_SRCS)))
+$(eval $(call x86_variant,gen-v3,gen,3,$(X86_ARCH_SRCS) $(X86_TEST_SRCS)))
+$(eval $(call x86_variant,demo,gen,2,$(X86_ARCH_SRCS) $(X86_DEMO_SRCS)))
+
+X86_VARIANTS := gas-v1 gen-v2 gen-v3 demo
+QEMU_KERNELS += $(foreach v,$(X86_VARIANTS),$(X86_OUT)/$(v).elf)
+QEMU_RUNS += $(foreach v,$(X86_VARIANTS),"x86_64 $(v)|$(X86_OUT)/$(v).elf|$(X86_QEMU)")
+# No quotes and no space in the label: qemu.mk's demo rule quotes the whole value itself and
+# takes the ELF as its second word.
+QEMU_DEMO_x86_64 := x86_64-demo|$(X86_OUT)/demo.elf|$(X86_QEMU)

@@ -1,0 +1,132 @@
+/* Scenario 3: single-stepping. An int3 in step_root sets RFLAGS.TF in the trap frame, so the
+ * CPU raises #DB after every instruction until the second int3 clears it. At each step the
+ * handler walks from the trap registers and compares every frame with a shadow stack it keeps
+ * itself: it sees each call (RSP down by 8, a return address just past the last instruction on
+ * top) and each return (RSP up by 8, RIP the address the call left), so it knows exactly which
+ * return addresses the stack holds. The code stepped is the common chain with the sampling
+ * workload at its bottom. The kernel counts correct walks: "sfu-count 3-single-step OK TOTAL". */
+#include "x86.h"
+
+#define MAX_DEPTH 64
+#define MAX_FRAMES 80
+#define MAX_REPORTS 5
+
+static struct {
+  int stepping;
+  uint64_t base[MAX_FRAMES]; /* return addresses above step_root, innermost first */
+  unsigned base_n;
+  uint64_t shadow[MAX_DEPTH]; /* return addresses pushed since stepping began */
+  unsigned depth;
+  uint64_t prev_rip, prev_rsp;
+  unsigned ok, total, reported;
+} st;
+
+static void report(const struct trap_frame *f, unsigned frame, uint64_t got, uint64_t want) {
+  if (st.reported++ >= MAX_REPORTS) return;
+  kputs("3-single-step: at rip ");
+  kput_hex(f->rip);
+  kputs(" frame ");
+  kput_dec(frame);
+  kputs(" is ");
+  kput_hex(got);
+  kputs(", expected ");
+  kput_hex(want);
+  kputs("\n");
+}
+
+/* Walks from the step's registers; 1 if every frame is the expected one and the walk ends
+ * cleanly right after the last. */
+static int check_step(const struct trap_frame *f) {
+  uint64_t want[MAX_FRAMES];
+  unsigned n = 0;
+  want[n++] = f->rip;
+  for (unsigned i = st.depth; i > 0 && n < MAX_FRAMES; i--) want[n++] = st.shadow[i - 1];
+  for (unsigned i = 0; i < st.base_n && n < MAX_FRAMES; i++) want[n++] = st.base[i];
+
+  struct sfu_regs regs;
+  struct sfu_walk_config config = {0};
+  struct sfu_cursor cursor;
+  struct sfu_frame frame;
+  trap_regs(f, &regs);
+  arch_walk_config(&config);
+  sfu_walk_start(&cursor, &regs, &config);
+  unsigned i = 0;
+  for (; sfu_walk_next(&cursor, &frame); i++) {
+    if (i >= n || frame.pc != want[i]) {
+      report(f, i, frame.pc, i < n ? want[i] : 0);
+      return 0;
+    }
+  }
+  if (i != n || sfu_walk_stop(&cursor) != SFU_STOP_END) {
+    report(f, i, 0, i < n ? want[i] : 0);
+    return 0;
+  }
+  return 1;
+}
+
+static void on_debug(struct trap_frame *f) {
+  uint64_t top = *(const uint64_t *)(uintptr_t)f->rsp;
+  if (f->rsp == st.prev_rsp - 8 && top > st.prev_rip && top <= st.prev_rip + 15 && f->rip != top) {
+    if (st.depth == MAX_DEPTH) {
+      kputs("sfu-error 3-single-step: calls nest too deep\n");
+      kernel_done(1);
+    }
+    st.shadow[st.depth++] = top; /* a call */
+  } else if (f->rsp == st.prev_rsp + 8 && st.depth && f->rip == st.shadow[st.depth - 1]) {
+    st.depth--; /* a return */
+  }
+  st.prev_rip = f->rip;
+  st.prev_rsp = f->rsp;
+  st.total++;
+  st.ok += check_step(f);
+}
+
+static void on_breakpoint(struct trap_frame *f) {
+  if (st.stepping) { /* the second int3 */
+    st.stepping = 0;
+    f->rflags &= ~(uint64_t)RFLAGS_TF;
+    return;
+  }
+  /* The first: what lies above step_root, from a walk here; then step from the next
+   * instruction on. */
+  struct sfu_regs regs;
+  struct sfu_walk_config config = {0};
+  trap_regs(f, &regs);
+  arch_walk_config(&config);
+  uint64_t pcs[MAX_FRAMES];
+  enum sfu_stop why;
+  size_t n = sfu_backtrace(&regs, &config, pcs, MAX_FRAMES, &why);
+  if (why != SFU_STOP_END || n < 2) {
+    kputs("sfu-error 3-single-step: no clean walk from step_root\n");
+    kernel_done(1);
+  }
+  st.base_n = 0;
+  for (size_t i = 1; i < n; i++) st.base[st.base_n++] = pcs[i];
+  st.depth = 0;
+  st.prev_rip = f->rip;
+  st.prev_rsp = f->rsp;
+  st.stepping = 1;
+  f->rflags |= RFLAGS_TF;
+}
+
+static void step_leaf(void) { workload_run(16); }
+
+static noipa void step_root(void) {
+  __asm__ volatile("int3" ::: "memory");
+  run_chain(step_leaf);
+  __asm__ volatile("int3" ::: "memory");
+}
+
+int scenario_step(void) {
+  trap_set_handler(VEC_BP, on_breakpoint);
+  trap_set_handler(VEC_DB, on_debug);
+  step_root();
+  trap_set_handler(VEC_DB, 0);
+  trap_set_handler(VEC_BP, 0);
+  kputs("sfu-count 3-single-step ");
+  kput_dec(st.ok);
+  kputs(" ");
+  kput_dec(st.total);
+  kputs("\n");
+  return 0;
+}

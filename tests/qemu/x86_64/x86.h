@@ -1,0 +1,125 @@
+/* The x86_64 test kernel's own definitions, shared by its C and assembly files. */
+#ifndef SFU_QEMU_X86_H
+#define SFU_QEMU_X86_H
+
+/* GDT selectors (cpu.c builds the table; boot.S loads an early copy of the first three). */
+#define KERNEL_CS 0x08
+#define KERNEL_DS 0x10
+#define TSS_SEL 0x18
+
+/* Stacks, page-aligned in .bss (stacks.S), each above a guard page that stacks_init unmaps. */
+#define TASK_STACK_SIZE 0x4000 /* boot and every scenario */
+#define IRQ_STACK_SIZE 0x4000  /* timer interrupt: IST2 */
+#define DF_STACK_SIZE 0x2000   /* double fault: IST1 */
+#define NMI_STACK_SIZE 0x2000  /* NMI: IST3 */
+#define SMALL_STACK_SIZE 0x200 /* what the double-fault scenario overflows */
+#define IST_DF 1
+#define IST_IRQ 2
+#define IST_NMI 3
+
+/* Vectors. */
+#define VEC_DE 0
+#define VEC_DB 1
+#define VEC_NMI 2
+#define VEC_BP 3
+#define VEC_UD 6
+#define VEC_DF 8
+#define VEC_PF 14
+#define VEC_TIMER 32
+#define VEC_SPURIOUS 255
+
+#define RFLAGS_TF 0x100
+
+#ifndef __ASSEMBLER__
+
+#include <stdint.h>
+
+#include "kernel.h"
+
+/* Functions traces name: never inlined, cloned or merged, so each keeps its frame and name. */
+#define noipa __attribute__((noipa))
+
+/* What vectors.S saves, lowest address first: the general registers it pushes, the vector and
+ * error code (0 where the CPU pushes none), then the CPU's own frame. trap_dispatch gets a
+ * pointer to it, which is also the SP the entry code calls C with (walk.c's trap layout). */
+struct trap_frame {
+  uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
+  uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
+  uint64_t vector, error;
+  uint64_t rip, cs, rflags, rsp, ss;
+};
+
+/* A vector's handler; trap_dispatch fails the run for a vector without one. */
+typedef void (*trap_handler)(struct trap_frame *frame);
+void trap_set_handler(unsigned vector, trap_handler handler);
+
+/* The interrupted (or faulting) registers of a trap frame, every one valid, for a walk. */
+void trap_regs(const struct trap_frame *frame, struct sfu_regs *regs);
+
+/* Resumes after a faulting instruction listed with FIXUP; returns 0 if it is not listed. */
+int trap_fixup(struct trap_frame *frame);
+
+/* A point to resume at after a fault that cannot be resumed (like setjmp/longjmp, through the
+ * trap frame): resume_save returns 0, and 1 again when a handler calls trap_resume. */
+struct resume_point {
+  uint64_t rip, rsp, rbx, rbp, r12, r13, r14, r15;
+};
+int resume_save(struct resume_point *point) __attribute__((returns_twice));
+void trap_resume(struct trap_frame *frame, const struct resume_point *point);
+
+/* Calls fn(arg) with RSP at stack_top (context.S); the CFI leads a walk back to the caller. */
+void run_on_stack(void (*fn)(void *), void *arg, void *stack_top);
+
+/* FIXUP(fault, resume): the instruction at label `fault` may fault; resume at label `resume`.
+ * For inline asm, e.g. "1: ud2\n2:\n" FIXUP(1b, 2b). */
+#define FIXUP(fault, resume) \
+  ".pushsection .fixup_table, \"a\"\n.balign 8\n.quad " #fault ", " #resume "\n.popsection\n"
+
+/* Setup, in the order kernel_main calls it. */
+void serial_init(void);
+void cpu_init(void); /* GDT, TSS with the IST stacks, IDT; PIC masked */
+void apic_init(void);
+void apic_timer_oneshot(uint32_t ns); /* one VEC_TIMER interrupt in about ns nanoseconds */
+void apic_timer_stop(void);
+void apic_eoi(void);
+void apic_send_nmi_self(void);
+
+/* The stacks (stacks.S; each one's lowest address), declared to walks in walk.c. */
+extern uint8_t task_stack[], irq_stack[], df_stack[], nmi_stack[], small_stack[];
+void stacks_init(void); /* unmaps the guard page below each */
+
+/* The entry code's bounds (vectors.S): what the walker crosses by the trap layout. */
+extern char trap_entry_start[], trap_entry_end[];
+
+/* Scenarios, each ending with its traces printed; they return the on-device failures. */
+int scenario_faults(void);
+int scenario_corrupt(void);
+int scenario_sampling(void);
+int scenario_stacks(void);
+int scenario_step(void);
+
+/* A run of the sampling workload (workload.c), also what single-stepping walks through. */
+void workload_run(unsigned rounds);
+
+/* Port I/O and other instructions. */
+static inline void outb(uint16_t port, uint8_t v) {
+  __asm__ volatile("outb %0, %1" ::"a"(v), "Nd"(port));
+}
+static inline uint8_t inb(uint16_t port) {
+  uint8_t v;
+  __asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
+  return v;
+}
+static inline void outl(uint16_t port, uint32_t v) {
+  __asm__ volatile("outl %0, %1" ::"a"(v), "Nd"(port));
+}
+static inline void irq_enable(void) { __asm__ volatile("sti" ::: "memory"); }
+static inline void irq_disable(void) { __asm__ volatile("cli" ::: "memory"); }
+static inline uint64_t read_cr2(void) {
+  uint64_t v;
+  __asm__ volatile("mov %%cr2, %0" : "=r"(v));
+  return v;
+}
+
+#endif /* __ASSEMBLER__ */
+#endif /* SFU_QEMU_X86_H */
