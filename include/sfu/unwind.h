@@ -118,8 +118,9 @@ struct sfu_trap_entry {
 /* Why a walk stopped. One line each; sfu_stop_name gives the short name. */
 #define SFU_STOPS(X)                                                                          \
   X(SFU_STOP_NONE, "not-stopped")                      /* the walk can go on */               \
-  X(SFU_STOP_END, "end-of-stack")                      /* clean: outermost row, RA 0, or    */ \
-                                                       /* a PC outside every known text     */ \
+  X(SFU_STOP_END, "end-of-stack")                      /* clean: outermost row, RA 0; or    */ \
+                                                       /* after a frame in no known text    */ \
+                                                       /* (shown, unreliable)               */ \
   X(SFU_STOP_BAD_START, "bad-start")                   /* no SP, SP in no stack, unknown ABI */ \
   X(SFU_STOP_NO_UNWIND_INFO, "no-unwind-info")         /* known text, no row, no fallback */  \
   X(SFU_STOP_TABLE_ERROR, "table-error")               /* the row could not be decoded */     \

@@ -251,7 +251,9 @@ sfu_stop step(sfu_cursor &c) {
     return caller.ra == pc ? SFU_STOP_REPEATED_FRAME : SFU_STOP_WRONG_DIRECTION;
   uint64_t next_lookup = caller.exact_pc ? caller.ra : caller.ra - 1;
   const sfu_module *next = sfu_module_for_pc(next_lookup);
-  if (!next && !trap_for(c.config, next_lookup)) return SFU_STOP_END;
+  // A return address in no registered text may be a caller we have no table for, or a
+  // corrupted slot: shown as the last frame (the next step ends the walk), never vouched for.
+  if (!next && !trap_for(c.config, next_lookup)) c.reliable = 0;
 
   c.prev_cfa = caller.cfa;
   c.regs.pc = caller.ra;
@@ -355,6 +357,7 @@ extern "C" void sfu_walk_start(struct sfu_cursor *c, const struct sfu_regs *regs
     return;
   }
   c->module = sfu_module_for_pc(regs->pc);
+  if (!c->module) c->reliable = 0;  // a start in no registered text: nothing to vouch for
   uint8_t sp_reg = sfu::sframe::abi_sp_reg(c->config.abi);
   c->stack_index = ((regs->valid >> sp_reg) & 1) ? stack_holding(c->config, regs->r[sp_reg], 0) : -1;
   if (c->stack_index < 0) c->stop = SFU_STOP_BAD_START;

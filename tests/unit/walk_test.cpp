@@ -64,11 +64,25 @@ TEST(WalkX86_64, ReturnAddressZeroEndsCleanly) {
   EXPECT_EQ(w.stop, SFU_STOP_END);
 }
 
-TEST(WalkX86_64, ReturnAddressOutsideKnownTextEndsCleanly) {
+// The return address is shown (it may be a caller without a table, or a corrupted slot), the
+// walk ends there, and nothing from it on is vouched for.
+TEST(WalkX86_64, ReturnAddressOutsideKnownTextIsTheLastFrameUnreliable) {
   X86Chain x;
   x.mem.put(0x7fa8, 0x500000);
   Walked w = walk(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
-  EXPECT_EQ(w.frames.size(), 2u);
+  ASSERT_EQ(w.frames.size(), 3u);
+  EXPECT_EQ(w.frames[2].pc, 0x500000u);
+  EXPECT_EQ(w.frames[2].module, nullptr);
+  EXPECT_EQ(w.frames[2].reliable, 0);
+  EXPECT_EQ(w.frames[1].reliable, 1);
+  EXPECT_EQ(w.stop, SFU_STOP_END);
+}
+
+TEST(WalkX86_64, StartOutsideKnownTextIsUnreliable) {
+  X86Chain x;
+  Walked w = walk(regs_with(0x500000, {{SFU_X86_64_RSP, 0x7f00}}), x.mem.config(SFU_ABI_AMD64_LE));
+  ASSERT_EQ(w.frames.size(), 1u);
+  EXPECT_EQ(w.frames[0].reliable, 0);
   EXPECT_EQ(w.stop, SFU_STOP_END);
 }
 

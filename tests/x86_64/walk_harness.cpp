@@ -172,9 +172,22 @@ bool is_fp_cfa_fn(uint64_t start) {
 
 // Compares sfunwind's frames [from, s.n) with libunwind's; lu frames [0, from) are not
 // compared (a capture made at another point of the same function). Returns the frames compared.
-int compare(const char *what, const SfuTrace &s, const LuTrace &lu, int from, const Expect *e) {
+// The walk ends by showing the first return address outside the program (main's caller in libc,
+// which has no table) as an unvouched last frame: it must be libunwind's frame there. The
+// program's own frames, all but that one, are compared below.
+int compare(const char *what, const SfuTrace &walked, const LuTrace &lu, int from, const Expect *e) {
   char a[128], b[128];
   int before = int(g_case.failures);
+  static SfuTrace s;  // the program's frames; static: the harness is single-threaded
+  s = walked;
+  const sfu_frame *outside = s.n > 0 ? &s.f[s.n - 1] : nullptr;
+  if (!outside || outside->module || outside->reliable || in_text(outside->pc)) {
+    fail("%s: the last frame is not an unvouched one outside the program", what);
+  } else {
+    s.n--;
+    if (lu.n > s.n && outside->pc != lu.ip[s.n])
+      fail("%s: last frame %#lx outside the program, libunwind's %#lx", what, outside->pc, lu.ip[s.n]);
+  }
   if (s.stop != SFU_STOP_END)
     fail("%s: stopped with %s after %d frames (pc %#lx %s), want end-of-stack", what,
          sfu_stop_name(s.stop), s.n, s.n ? s.f[s.n - 1].pc : 0,

@@ -55,10 +55,10 @@ __attribute__((noipa)) static int fp_victim(size_t n, uint64_t fp, const char *n
 
 int scenario_corrupt(void) {
   int failed = 0;
-  /* Not a canonical address, nor any code's: the walk has nowhere to go and ends there, as it
-   * does at any return address outside the known text. */
+  /* Not a canonical address, nor any code's: shown as the last frame ('?': in no function), the
+   * walk ends there, as at any return address outside the known text, unvouched for. */
   failed += corrupt_ra(16, 0xdead00000000beefull, "7-corrupt/ra-garbage",
-                       "fault_brk corrupt_ra | end-of-stack");
+                       "fault_brk corrupt_ra ? | end-of-stack unreliable");
   /* Inside fault_brk, whose rows keep the return address in x30: a register no frame below
    * the topmost still has. */
   failed += corrupt_ra(16, (uint64_t)fault_brk + 4, "7-corrupt/ra-into-leaf",
