@@ -100,17 +100,4 @@ void fault_load(void);
 /* workload.c: runs until *stop is set (by the timer handler). */
 void workload_run(volatile int *stop);
 
-/* "prefix" + decimal n into buf: the names of numbered traces. */
-static inline const char *numbered(char *buf, size_t size, const char *prefix, uint64_t n) {
-  size_t i = 0;
-  while (*prefix && i + 1 < size) buf[i++] = *prefix++;
-  char digits[20];
-  int d = 0;
-  do digits[d++] = (char)('0' + n % 10);
-  while ((n /= 10) != 0);
-  while (d > 0 && i + 1 < size) buf[i++] = digits[--d];
-  buf[i] = 0;
-  return buf;
-}
-
 #endif /* ARM64_KERNEL_H */

@@ -17,10 +17,8 @@ static uint64_t next_interval(void) {
 
 static void on_sample(struct trap_frame *frame) {
   struct sfu_regs regs;
-  char name[32];
   trap_regs(frame, &regs);
-  kernel_trace(numbered(name, sizeof name, "2-sampling/", samples),
-               "@callers _start | end-of-stack", &regs);
+  kernel_trace_numbered("2-sampling/", samples, "@callers _start | end-of-stack", &regs);
   if (++samples == SAMPLES) {
     timer_stop();
     done = 1;

@@ -58,10 +58,8 @@ static int on_step(struct trap_frame *frame, uint64_t esr) {
   }
   if (ec == EC_SSTEP_CUR) {
     struct sfu_regs regs;
-    char name[32];
     trap_regs(frame, &regs);
-    kernel_trace(numbered(name, sizeof name, "3-single-step/", steps),
-                 "@callers _start | end-of-stack", &regs);
+    kernel_trace_numbered("3-single-step/", steps, "@callers _start | end-of-stack", &regs);
     steps++;
     steps_ok += walk_reaches_start(&regs);
     frame->spsr |= SPSR_SS; /* one more instruction */

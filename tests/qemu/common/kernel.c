@@ -28,16 +28,28 @@ void kernel_register_table(void) {
   }
 }
 
-void kernel_trace(const char *name, const char *expect, const struct sfu_regs *regs) {
+/* The trace after its "sfu-trace NAME" line. */
+static void trace_body(const char *expect, const struct sfu_regs *regs) {
   struct sfu_walk_config config = {0};
   arch_walk_config(&config);
-  kputs("sfu-trace ");
-  kputs(name);
   kputs("\nsfu-expect ");
   kputs(expect);
   kputs("\n");
   sfu_print_backtrace(&console, regs, &config);
   kputs("sfu-end\n");
+}
+
+void kernel_trace(const char *name, const char *expect, const struct sfu_regs *regs) {
+  kputs("sfu-trace ");
+  kputs(name);
+  trace_body(expect, regs);
+}
+
+void kernel_trace_numbered(const char *prefix, uint64_t n, const char *expect, const struct sfu_regs *regs) {
+  kputs("sfu-trace ");
+  kputs(prefix);
+  kput_dec(n);
+  trace_body(expect, regs);
 }
 
 void kernel_done(int failed) {

@@ -50,6 +50,10 @@ void kernel_register_table(void);
  * symbolizes each frame (a return address as the call before it) and compares. */
 void kernel_trace(const char *name, const char *expect, const struct sfu_regs *regs);
 
+/* The same, named PREFIX<n> ("2-sampling/" and 17 give "2-sampling/17"): sampled and stepped
+ * traces, one per event. */
+void kernel_trace_numbered(const char *prefix, uint64_t n, const char *expect, const struct sfu_regs *regs);
+
 /* Ends the run: prints "sfu-done FAILED" (FAILED = on-device failures, usually 0) and exits. */
 __attribute__((noreturn)) void kernel_done(int failed);
 

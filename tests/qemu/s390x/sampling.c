@@ -77,9 +77,7 @@ static volatile unsigned samples;
 static void sample(struct trap_frame *tf) {
   struct sfu_regs regs;
   trap_regs(tf, &regs);
-  char name[32];
-  numbered_name(name, "2-sampling/", samples);
-  kernel_trace(name, "@callers _start | end-of-stack", &regs);
+  kernel_trace_numbered("2-sampling/", samples, "@callers _start | end-of-stack", &regs);
   samples++;
 }
 

@@ -13,19 +13,4 @@ int scenario_irq_fault(void);   /* 4: a fault on the interrupt stack (irq_fault.
 int scenario_fpr_ra(void);      /* 6: return address in a floating-point register (fpr_ra.c) */
 int scenario_corrupt(void);     /* 7: corrupted stacks (corrupt.c) */
 
-/* "<prefix><n>" in buf (room for the prefix, 10 digits and the NUL): a numbered trace name. */
-static inline const char *numbered_name(char *buf, const char *prefix, unsigned n) {
-  unsigned at = 0, len = 0;
-  char digits[10];
-  while (prefix[at]) {
-    buf[at] = prefix[at];
-    at++;
-  }
-  do digits[len++] = (char)('0' + n % 10);
-  while ((n /= 10) != 0);
-  while (len) buf[at++] = digits[--len];
-  buf[at] = 0;
-  return buf;
-}
-
 #endif /* S390X_SCENARIOS_H */

@@ -65,9 +65,7 @@ static void step_event(struct trap_frame *tf) {
   }
   struct sfu_regs regs;
   trap_regs(tf, &regs);
-  char name[32];
-  numbered_name(name, "3-single-step/", steps++);
-  kernel_trace(name, "@callers _start | end-of-stack", &regs);
+  kernel_trace_numbered("3-single-step/", steps++, "@callers _start | end-of-stack", &regs);
   const struct per_controls all_but_this = {CR9_IFETCH | CR9_IFETCH_NULLIFY, pc + 1, pc - 1};
   load_per(&all_but_this);
 }

@@ -18,26 +18,10 @@ static uint32_t next_delay_ns(void) {
   return 1000 + (uint32_t)(rng % 20000);
 }
 
-static char *append(char *p, const char *s) {
-  while (*s) *p++ = *s++;
-  return p;
-}
-
-static char *append_dec(char *p, unsigned v) {
-  char digits[10];
-  unsigned n = 0;
-  do digits[n++] = (char)('0' + v % 10);
-  while (v /= 10);
-  while (n) *p++ = digits[--n];
-  return p;
-}
-
 static void on_tick(struct trap_frame *f) {
   struct sfu_regs regs;
   trap_regs(f, &regs);
-  char name[32];
-  *append_dec(append(name, "2-sampling/"), samples) = 0;
-  kernel_trace(name, "@callers _start | end-of-stack", &regs);
+  kernel_trace_numbered("2-sampling/", samples, "@callers _start | end-of-stack", &regs);
   if (++samples < SAMPLES) apic_timer_oneshot(next_delay_ns());
   apic_eoi();
 }
