@@ -3,15 +3,10 @@
 
 #include <algorithm>
 
+#include "sframe/rule.h"
+
 namespace sfu::tools {
 namespace {
-
-bool same_row(const sfu_row &a, const sfu_row &b) {
-  // Only what the walker acts on: the rules, signed RA, the end of the stack.
-  constexpr uint32_t kMeaning = SFU_ROW_RA_SIGNED | SFU_ROW_OUTERMOST | SFU_ROW_SIGNAL_FRAME | SFU_ROW_PAUTH_KEY_B;
-  return same_rule(a.cfa, b.cfa) && same_rule(a.ra, b.ra) && same_rule(a.fp, b.fp) &&
-         (a.flags & kMeaning) == (b.flags & kMeaning);
-}
 
 void diff_function(const SframeFunction &a, const SframeFunction &b, DiffReport &out) {
   uint64_t end = std::min(a.start + a.size, b.start + b.size);
@@ -24,7 +19,7 @@ void diff_function(const SframeFunction &a, const SframeFunction &b, DiffReport 
   for (uint64_t pc : points) {
     out.ranges++;
     const sfu_row &ra = sframe_row_at(a, pc), &rb = sframe_row_at(b, pc);
-    if (!same_row(ra, rb)) out.differences.push_back({pc, row_text(ra), row_text(rb)});
+    if (!sframe::same_rules(ra, rb)) out.differences.push_back({pc, row_text(ra), row_text(rb)});
   }
   if (a.size != b.size)
     out.differences.push_back({end, "size " + std::to_string(a.size), "size " + std::to_string(b.size)});

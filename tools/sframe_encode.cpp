@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "sframe/format.h"
+#include "sframe/rule.h"
 
 namespace sfu::tools {
 namespace {
@@ -20,25 +21,8 @@ constexpr uint64_t kMaxSectionSize = 0x7fffffff;  // what the decoder accepts
 
 // ---- Rules ----------------------------------------------------------------------------------
 
-sfu_rule make_rule(sfu_rule_kind kind, uint8_t reg, int32_t offset) {
-  sfu_rule r{};
-  r.kind = uint8_t(kind);
-  r.reg = reg;
-  r.offset = offset;
-  return r;
-}
-
 bool is_kind(const sfu_rule &r, sfu_rule_kind k) { return r.kind == uint8_t(k); }
 bool has_reg(const sfu_rule &r) { return is_kind(r, SFU_RULE_REGISTER) || is_kind(r, SFU_RULE_AT_REGISTER); }
-
-// Same rule as far as the decoder can tell: reg only matters for the register kinds, offset not
-// for UNCHANGED and UNDEFINED.
-bool same_rule(const sfu_rule &a, const sfu_rule &b) {
-  if (a.kind != b.kind) return false;
-  if (has_reg(a) && a.reg != b.reg) return false;
-  bool no_offset = is_kind(a, SFU_RULE_UNCHANGED) || is_kind(a, SFU_RULE_UNDEFINED);
-  return no_offset || a.offset == b.offset;
-}
 
 // What the decoder assumes when a row has no RA words: AMD64's fixed offset (which this writer
 // always puts in the header), else the link register is untouched. FP has no fixed offset here.

@@ -7,22 +7,16 @@
 
 
 #include "sframe/format.h"
+#include "sframe/rule.h"
 
 namespace sfu::tools {
 namespace {
 
 using cfi::CfaRule;
 using cfi::RegRule;
+using sframe::make_rule;
 
 constexpr uint32_t kMaxRegister = 255;
-
-sfu_rule make_rule(sfu_rule_kind kind, uint32_t reg, int64_t offset) {
-  sfu_rule r{};
-  r.kind = uint8_t(kind);
-  r.reg = uint8_t(reg);
-  r.offset = int32_t(offset);
-  return r;
-}
 
 bool fits_int32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
@@ -112,13 +106,6 @@ std::string translate(const cfi::Fde &fde, const cfi::Row &cr, uint8_t abi, sfu_
   return value_rule(find(fp), fp, "FP", out.fp);
 }
 
-bool same_row(const sfu_row &a, const sfu_row &b) {
-  auto eq = [](const sfu_rule &x, const sfu_rule &y) {
-    return x.kind == y.kind && x.reg == y.reg && x.offset == y.offset;
-  };
-  return eq(a.cfa, b.cfa) && eq(a.ra, b.ra) && eq(a.fp, b.fp) && a.flags == b.flags;
-}
-
 // One function, or the reason it is left out.
 std::string convert(const cfi::Fde &fde, const EncodeOptions &opt, EncodeFunction &fn, uint64_t &at) {
   at = fde.start;
@@ -132,7 +119,7 @@ std::string convert(const cfi::Fde &fde, const EncodeOptions &opt, EncodeFunctio
     sfu_row row;
     if (std::string why = translate(fde, cr, opt.abi, row); !why.empty()) return why;
     if (const char *why = encode_refusal(opt, row, fn.signal)) return why;
-    if (!fn.rows.empty() && same_row(fn.rows.back(), row)) continue;
+    if (!fn.rows.empty() && sframe::same_rules(fn.rows.back(), row)) continue;
     fn.rows.push_back(row);
   }
   return fn.rows.empty() ? "no rows" : "";

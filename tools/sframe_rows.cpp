@@ -77,8 +77,4 @@ std::string row_text(const sfu_row &row) {
   return s;
 }
 
-bool same_rule(const sfu_rule &a, const sfu_rule &b) {
-  return a.kind == b.kind && a.reg == b.reg && a.offset == b.offset;
-}
-
 }  // namespace sfu::tools

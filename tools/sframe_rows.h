@@ -33,7 +33,4 @@ std::string rule_text(const sfu_rule &rule);
 // "CFA r7+16, RA [cfa-8], FP same" and " (RA signed)" / "outermost".
 std::string row_text(const sfu_row &row);
 
-// Equal rules in every field the walker reads.
-bool same_rule(const sfu_rule &a, const sfu_rule &b);
-
 }  // namespace sfu::tools

@@ -1,5 +1,6 @@
 // What a frame row entry means: its data words turned into CFA, RA and FP rules, by each ABI's
 // reading of the default form and by the V3 flexible form. The only place that interprets words.
+#include "sframe/rule.h"
 #include "sframe/table.h"
 
 namespace sfu::sframe {
@@ -7,21 +8,13 @@ namespace {
 
 constexpr uint32_t kMaxRegister = 255;
 
-sfu_rule rule(sfu_rule_kind kind, uint32_t reg, int64_t offset) {
-  sfu_rule r;
-  r.kind = uint8_t(kind);
-  r.reg = uint8_t(reg);
-  r.offset = int32_t(offset);
-  return r;
-}
-
 // Where RA and FP are when a row says nothing about them: the header's fixed offsets, if any,
 // else still in their registers.
 sfu_rule default_ra(const sfu_table &t) {
-  return t.fixed_ra_offset ? rule(SFU_RULE_AT_CFA, 0, t.fixed_ra_offset) : rule(SFU_RULE_UNCHANGED, 0, 0);
+  return t.fixed_ra_offset ? make_rule(SFU_RULE_AT_CFA, 0, t.fixed_ra_offset) : make_rule(SFU_RULE_UNCHANGED, 0, 0);
 }
 sfu_rule default_fp(const sfu_table &t) {
-  return t.fixed_fp_offset ? rule(SFU_RULE_AT_CFA, 0, t.fixed_fp_offset) : rule(SFU_RULE_UNCHANGED, 0, 0);
+  return t.fixed_fp_offset ? make_rule(SFU_RULE_AT_CFA, 0, t.fixed_fp_offset) : make_rule(SFU_RULE_UNCHANGED, 0, 0);
 }
 
 int64_t cfa_offset(const sfu_table &t, int32_t w) { return abi_s390x(t.abi) ? s390x_cfa_decode(w) : w; }
@@ -41,8 +34,8 @@ bool s390x_v2_register(const sfu_table &t, int32_t w) {
 sfu_rule flex_rule(uint32_t ctl, int64_t offset) {
   bool deref = flex_deref_p(ctl);
   if (flex_reg_p(ctl))
-    return rule(deref ? SFU_RULE_AT_REGISTER : SFU_RULE_REGISTER, flex_reg(ctl), offset);
-  return rule(deref ? SFU_RULE_AT_CFA : SFU_RULE_CFA_PLUS, 0, offset);
+    return make_rule(deref ? SFU_RULE_AT_REGISTER : SFU_RULE_REGISTER, flex_reg(ctl), offset);
+  return make_rule(deref ? SFU_RULE_AT_CFA : SFU_RULE_CFA_PLUS, 0, offset);
 }
 
 sfu_error check_flex_control(uint32_t ctl) {
@@ -101,9 +94,9 @@ sfu_error row_from_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row
 
   if (f.count == 0) {
     row.flags |= SFU_ROW_OUTERMOST;
-    row.cfa = rule(SFU_RULE_UNDEFINED, 0, 0);
-    row.ra = rule(SFU_RULE_UNDEFINED, 0, 0);
-    row.fp = rule(SFU_RULE_UNCHANGED, 0, 0);
+    row.cfa = make_rule(SFU_RULE_UNDEFINED, 0, 0);
+    row.ra = make_rule(SFU_RULE_UNDEFINED, 0, 0);
+    row.fp = make_rule(SFU_RULE_UNCHANGED, 0, 0);
     return SFU_OK;
   }
 
@@ -117,7 +110,7 @@ sfu_error row_from_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row
   }
 
   uint8_t base = fre_base_sp(f.info) ? abi_sp_reg(t.abi) : abi_fp_reg(t.abi);
-  row.cfa = rule(SFU_RULE_REGISTER, base, cfa_offset(t, f.word(0)));
+  row.cfa = make_rule(SFU_RULE_REGISTER, base, cfa_offset(t, f.word(0)));
   // Which word says what: AMD64 has no RA word (fixed offset), so its FP is word 1; the
   // others put RA in word 1 and FP in word 2.
   uint32_t ra_word = t.abi == SFU_ABI_AMD64_LE ? 0 : 1;
@@ -127,18 +120,18 @@ sfu_error row_from_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row
   } else {
     int32_t w = f.word(ra_word);
     if (w == 0)  // padding (s390x writes it): RA not saved, but FP is
-      row.ra = rule(SFU_RULE_UNCHANGED, 0, 0);
+      row.ra = make_rule(SFU_RULE_UNCHANGED, 0, 0);
     else if (s390x_v2_register(t, w))
-      row.ra = rule(SFU_RULE_REGISTER, s390x_v2_regnum(w), 0);
+      row.ra = make_rule(SFU_RULE_REGISTER, s390x_v2_regnum(w), 0);
     else
-      row.ra = rule(SFU_RULE_AT_CFA, 0, w);
+      row.ra = make_rule(SFU_RULE_AT_CFA, 0, w);
   }
   if (f.count <= fp_word) {
     row.fp = default_fp(t);
   } else {
     int32_t w = f.word(fp_word);
-    row.fp = s390x_v2_register(t, w) ? rule(SFU_RULE_REGISTER, s390x_v2_regnum(w), 0)
-                                      : rule(SFU_RULE_AT_CFA, 0, w);
+    row.fp = s390x_v2_register(t, w) ? make_rule(SFU_RULE_REGISTER, s390x_v2_regnum(w), 0)
+                                      : make_rule(SFU_RULE_AT_CFA, 0, w);
   }
   return SFU_OK;
 }

@@ -1,5 +1,7 @@
 #include "support/objdump_rows.h"
 
+#include "sframe/rule.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <regex>
@@ -8,14 +10,6 @@
 
 namespace sfu::test {
 namespace {
-
-sfu_rule make(sfu_rule_kind kind, int reg, int64_t off) {
-  sfu_rule r{};
-  r.kind = uint8_t(kind);
-  r.reg = uint8_t(reg);
-  r.offset = int32_t(off);
-  return r;
-}
 
 int reg_number(const std::string &name, uint8_t abi) {
   bool arm = abi == SFU_ABI_AARCH64_BE || abi == SFU_ABI_AARCH64_LE;
@@ -37,18 +31,18 @@ ExpectedRule parse_rule(const std::string &text, uint8_t abi, bool is_cfa) {
     int64_t off = std::stoll(m[3].str());
     if (m[2] == "c") {
       // objdump prints a CFA-based flex rule the same way whether it loads or not.
-      e.rule = make(SFU_RULE_AT_CFA, 0, off);
+      e.rule = sframe::make_rule(SFU_RULE_AT_CFA, 0, off);
       e.has_alt = true;
-      e.alt = make(SFU_RULE_CFA_PLUS, 0, off);
+      e.alt = sframe::make_rule(SFU_RULE_CFA_PLUS, 0, off);
       return e;
     }
     int reg = reg_number(m[2].str(), abi);
-    e.rule = make(deref ? SFU_RULE_AT_REGISTER : SFU_RULE_REGISTER, reg, off);
+    e.rule = sframe::make_rule(deref ? SFU_RULE_AT_REGISTER : SFU_RULE_REGISTER, reg, off);
     (void)is_cfa;
     return e;
   }
   if (std::regex_match(text, m, bare_reg)) {
-    e.rule = make(SFU_RULE_REGISTER, std::stoi(m[1].str()), 0);
+    e.rule = sframe::make_rule(SFU_RULE_REGISTER, std::stoi(m[1].str()), 0);
     return e;
   }
   throw std::runtime_error("cannot read rule text '" + text + "'");
@@ -100,14 +94,14 @@ ExpectedRow expected_rules(const ObjdumpRow &row, uint8_t abi, int8_t fixed_ra, 
   e.ra_signed = row.ra_signed;
   if (row.ra_undefined) {
     e.outermost = true;
-    e.cfa.rule = make(SFU_RULE_UNDEFINED, 0, 0);
-    e.ra.rule = make(SFU_RULE_UNDEFINED, 0, 0);
-    e.fp.rule = make(SFU_RULE_UNCHANGED, 0, 0);
+    e.cfa.rule = sframe::make_rule(SFU_RULE_UNDEFINED, 0, 0);
+    e.ra.rule = sframe::make_rule(SFU_RULE_UNDEFINED, 0, 0);
+    e.fp.rule = sframe::make_rule(SFU_RULE_UNCHANGED, 0, 0);
     return e;
   }
   e.cfa = parse_rule(row.cfa, abi, true);
-  sfu_rule ra_default = fixed_ra ? make(SFU_RULE_AT_CFA, 0, fixed_ra) : make(SFU_RULE_UNCHANGED, 0, 0);
-  sfu_rule fp_default = fixed_fp ? make(SFU_RULE_AT_CFA, 0, fixed_fp) : make(SFU_RULE_UNCHANGED, 0, 0);
+  sfu_rule ra_default = fixed_ra ? sframe::make_rule(SFU_RULE_AT_CFA, 0, fixed_ra) : sframe::make_rule(SFU_RULE_UNCHANGED, 0, 0);
+  sfu_rule fp_default = fixed_fp ? sframe::make_rule(SFU_RULE_AT_CFA, 0, fixed_fp) : sframe::make_rule(SFU_RULE_UNCHANGED, 0, 0);
   // "f": the header's fixed offset; "u": no rule (binutils 2.40 printed AMD64's fixed RA as
   // "u" too); "U": a padding word, no rule of its own.
   if (row.ra == "f" || row.ra == "u" || row.ra == "U")
