@@ -43,6 +43,12 @@ struct Row {
   std::map<uint32_t, RegRule> regs;
   bool ra_signed = false;  // AArch64: DW_CFA_AARCH64_negate_ra_state toggled an odd number of times
   uint64_t args_size = 0;  // DW_CFA_GNU_args_size (has no effect on the CFA; kept for completeness)
+
+  // The rule of register `reg`, or nullptr when it has none (unspecified).
+  const RegRule *rule(uint32_t reg) const {
+    auto it = regs.find(reg);
+    return it == regs.end() ? nullptr : &it->second;
+  }
 };
 
 struct Fde {

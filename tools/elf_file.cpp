@@ -244,4 +244,21 @@ bool elf_with_section(const ElfImage &image, const std::string &name, const std:
   return true;
 }
 
+std::string symbolize(const ElfImage &image, uint64_t addr) {
+  const std::vector<ElfSymbol> &fns = image.functions;
+  auto it = std::upper_bound(fns.begin(), fns.end(), addr,
+                             [](uint64_t a, const ElfSymbol &s) { return a < s.value; });
+  char buf[64];
+  if (it != fns.begin()) {
+    const ElfSymbol &s = *(it - 1);
+    if (addr == s.value) return s.name;
+    if (addr < s.value + std::max<uint64_t>(s.size, 1)) {
+      snprintf(buf, sizeof buf, "+0x%llx", (unsigned long long)(addr - s.value));
+      return s.name + buf;
+    }
+  }
+  snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)addr);
+  return buf;
+}
+
 }  // namespace sfu::tools

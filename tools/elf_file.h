@@ -53,6 +53,10 @@ bool write_file(const std::string &path, const std::vector<uint8_t> &bytes, std:
 // ELF file, ELF32, truncated, ...
 bool elf_parse(std::vector<uint8_t> file, ElfImage &out, std::string &error);
 
+// "name+0xoff" for an address from the image's function symbols ("name" at its start), else
+// "0x<addr>".
+std::string symbolize(const ElfImage &image, uint64_t addr);
+
 // Copies the contents of section `name` (not NOBITS) out of `image`.
 bool elf_section_bytes(const ElfImage &image, const std::string &name, ElfSection &out, std::string &error);
 

@@ -1,10 +1,11 @@
-// Reading an image's CFI sections and naming its addresses.
+// Reading an image's CFI sections, and what SFrame assumes of the rules in them.
 #include "image_cfi.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <unordered_set>
 
+#include "sframe/format.h"
 #include "sfu/sframe.h"
 
 namespace sfu::tools {
@@ -65,21 +66,12 @@ bool read_image_cfi(const ElfImage &image, std::vector<cfi::Fde> &out, std::stri
   return true;
 }
 
-std::string symbolize(const ElfImage &image, uint64_t addr) {
-  const std::vector<ElfSymbol> &fns = image.functions;
-  auto it = std::upper_bound(fns.begin(), fns.end(), addr,
-                             [](uint64_t a, const ElfSymbol &s) { return a < s.value; });
-  char buf[64];
-  if (it != fns.begin()) {
-    const ElfSymbol &s = *(it - 1);
-    if (addr == s.value) return s.name;
-    if (addr < s.value + std::max<uint64_t>(s.size, 1)) {
-      snprintf(buf, sizeof buf, "+0x%llx", (unsigned long long)(addr - s.value));
-      return s.name + buf;
-    }
-  }
-  snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)addr);
-  return buf;
+bool sp_follows_cfa(const cfi::Row &row, uint8_t abi) {
+  const cfi::RegRule *sp = row.rule(sframe::abi_sp_reg(abi));
+  if (!sp) return true;
+  bool s390x = sframe::abi_s390x(abi);
+  if (s390x && (sp->kind == cfi::RegRule::kOffset || sp->kind == cfi::RegRule::kRegister)) return true;
+  return sp->kind == cfi::RegRule::kValOffset && sp->value == (s390x ? -sframe::kS390xCfaAdjust : 0);
 }
 
 }  // namespace sfu::tools

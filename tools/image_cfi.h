@@ -18,7 +18,10 @@ uint8_t image_abi(const ElfImage &image);
 // "<section>+0x<offset>: <error name> (<detail>)". No CFI at all is not an error.
 bool read_image_cfi(const ElfImage &image, std::vector<cfi::Fde> &out, std::string &error);
 
-// "name+0xoff" for an address from the image's function symbols, else "0x<addr>".
-std::string symbolize(const ElfImage &image, uint64_t addr);
+// Whether a CFI row's rule for SP (if any) says what SFrame assumes: the caller's SP is the CFA
+// (CFA - 160 on s390x). s390x functions also keep copies of r15 (stmg %r6,%r15 saves it in the
+// frame, leaves move it to a floating-point register): a copy is the entry SP, CFA - 160 by the
+// ABI's definition of the CFA. Both sfu gen and sfu verify hold rows to this.
+bool sp_follows_cfa(const cfi::Row &row, uint8_t abi);
 
 }  // namespace sfu::tools

@@ -8,6 +8,7 @@
 
 #include "sframe/format.h"
 #include "sframe/rule.h"
+#include "image_cfi.h"
 
 namespace sfu::tools {
 namespace {
@@ -68,30 +69,11 @@ std::string value_rule(const RegRule *r, uint32_t self, const std::string &what,
   return what + " rule has no SFrame form";
 }
 
-// SFrame takes the caller's SP from the CFA (CFA - 160 on s390x): a CFI rule for SP that says
-// anything else cannot be followed. s390x functions keep a copy of r15 (stmg %r6,%r15 saves it
-// in the frame, leaves move it to a floating-point register): that copy is the entry SP, which
-// is CFA - 160 by the ABI's definition of the CFA.
-std::string check_sp(const cfi::Row &row, uint8_t abi) {
-  auto it = row.regs.find(sframe::abi_sp_reg(abi));
-  if (it == row.regs.end()) return "";
-  bool s390x = sframe::abi_s390x(abi);
-  int64_t implied = s390x ? -sframe::kS390xCfaAdjust : 0;
-  const RegRule &r = it->second;
-  if (r.kind == RegRule::kValOffset && r.value == implied) return "";
-  if (s390x && (r.kind == RegRule::kOffset || r.kind == RegRule::kRegister)) return "";
-  return "SP rule other than the CFA's";
-}
-
 std::string translate(const cfi::Fde &fde, const cfi::Row &cr, uint8_t abi, sfu_row &out) {
   out = sfu_row{};
   out.row_start = uint32_t(cr.start - fde.start);
   if (cr.ra_signed) out.flags |= SFU_ROW_RA_SIGNED;
-  auto find = [&](uint32_t reg) -> const RegRule * {
-    auto it = cr.regs.find(reg);
-    return it == cr.regs.end() ? nullptr : &it->second;
-  };
-  const RegRule *ra = find(fde.ra_reg);
+  const RegRule *ra = cr.rule(fde.ra_reg);
   if (ra && ra->kind == RegRule::kUndefined) {  // the outermost frame: the walk ends here
     out.flags |= SFU_ROW_OUTERMOST;
     out.cfa = make_rule(SFU_RULE_UNDEFINED, 0, 0);
@@ -100,10 +82,10 @@ std::string translate(const cfi::Fde &fde, const cfi::Row &cr, uint8_t abi, sfu_
     return "";
   }
   if (std::string why = cfa_rule(cr.cfa, out.cfa); !why.empty()) return why;
-  if (std::string why = check_sp(cr, abi); !why.empty()) return why;
+  if (!sp_follows_cfa(cr, abi)) return "SP rule other than the CFA's";
   if (std::string why = value_rule(ra, fde.ra_reg, "RA", out.ra); !why.empty()) return why;
   uint32_t fp = sframe::abi_fp_reg(abi);
-  return value_rule(find(fp), fp, "FP", out.fp);
+  return value_rule(cr.rule(fp), fp, "FP", out.fp);
 }
 
 // One function, or the reason it is left out.

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "sframe/format.h"
+#include "image_cfi.h"
 
 namespace sfu::tools {
 namespace {
@@ -23,23 +24,20 @@ std::string cfi_rule_text(const RegRule *c) {
     case RegRule::kRegister: snprintf(buf, sizeof buf, "r%lld", (long long)c->value); break;
     case RegRule::kExpression: return "[expression]";
     case RegRule::kValExpression: return "expression";
+    default: return "?";
   }
   return buf;
 }
 
 std::string cfi_row_text(const cfi::Fde &fde, const cfi::Row &row, uint8_t abi) {
-  auto find = [&](uint32_t reg) -> const RegRule * {
-    auto it = row.regs.find(reg);
-    return it == row.regs.end() ? nullptr : &it->second;
-  };
   char cfa[48];
   if (row.cfa.kind == cfi::CfaRule::kRegOffset)
     snprintf(cfa, sizeof cfa, "r%u%+lld", row.cfa.reg, (long long)row.cfa.offset);
   else
     snprintf(cfa, sizeof cfa, "expression");
-  std::string s = std::string("CFA ") + cfa + ", RA " + cfi_rule_text(find(fde.ra_reg)) + ", FP " +
-                  cfi_rule_text(find(sframe::abi_fp_reg(abi)));
-  if (const RegRule *sp = find(sframe::abi_sp_reg(abi))) s += ", SP " + cfi_rule_text(sp);
+  std::string s = std::string("CFA ") + cfa + ", RA " + cfi_rule_text(row.rule(fde.ra_reg)) + ", FP " +
+                  cfi_rule_text(row.rule(sframe::abi_fp_reg(abi)));
+  if (const RegRule *sp = row.rule(sframe::abi_sp_reg(abi))) s += ", SP " + cfi_rule_text(sp);
   if (row.ra_signed) s += " (RA signed)";
   return s;
 }
@@ -52,25 +50,11 @@ bool expression_is(const std::vector<uint8_t> &expr, uint32_t reg, int64_t offse
   return cfi::simple_expression(expr, r, o, d) && r == reg && o == offset && d == deref;
 }
 
-// SFrame has no SP rule: the caller's SP is the CFA (s390x: CFA - 160). CFI may say so too; on
-// s390x it may also say r15 is saved in the frame or in a register: a copy of that entry SP.
-bool sp_agrees(const cfi::Row &row, uint8_t abi) {
-  auto it = row.regs.find(sframe::abi_sp_reg(abi));
-  if (it == row.regs.end()) return true;
-  bool s390x = sframe::abi_s390x(abi);
-  if (s390x && (it->second.kind == RegRule::kOffset || it->second.kind == RegRule::kRegister)) return true;
-  return it->second.kind == RegRule::kValOffset && it->second.value == (s390x ? -160 : 0);
-}
-
 bool row_agrees(const sfu_row &s, const cfi::Fde &fde, const cfi::Row &c, uint8_t abi) {
-  auto find = [&](uint32_t reg) -> const RegRule * {
-    auto it = c.regs.find(reg);
-    return it == c.regs.end() ? nullptr : &it->second;
-  };
-  const RegRule *ra = find(fde.ra_reg);
+  const RegRule *ra = c.rule(fde.ra_reg);
   if (s.flags & SFU_ROW_OUTERMOST) return ra && ra->kind == RegRule::kUndefined;
-  return cfa_agrees(s.cfa, c.cfa) && sp_agrees(c, abi) && rule_agrees(s.ra, ra, fde.ra_reg) &&
-         rule_agrees(s.fp, find(sframe::abi_fp_reg(abi)), sframe::abi_fp_reg(abi)) &&
+  return cfa_agrees(s.cfa, c.cfa) && sp_follows_cfa(c, abi) && rule_agrees(s.ra, ra, fde.ra_reg) &&
+         rule_agrees(s.fp, c.rule(sframe::abi_fp_reg(abi)), sframe::abi_fp_reg(abi)) &&
          bool(s.flags & SFU_ROW_RA_SIGNED) == c.ra_signed;
 }
 

@@ -5,6 +5,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -142,22 +144,43 @@ bool load_elf(const std::string &path, SectionInput &in, std::string &error) {
   return true;
 }
 
-int run_dump(const Args &args) {
-  const Command &self = *find_command("dump");
-  std::string elf, raw, base_text;
+// Parsed arguments: files, flags ("-v") and options with one value each, as a command allows.
+struct Options {
+  std::vector<std::string> files;
+  std::set<std::string> flags;
+  std::map<std::string, std::string> values;
+  bool has(const std::string &flag) const { return flags.count(flag) != 0; }
+  std::string value(const std::string &name) const {
+    auto it = values.find(name);
+    return it == values.end() ? "" : it->second;
+  }
+};
+
+bool parse_options(const Command &self, const Args &args, const std::set<std::string> &flags,
+                   const std::set<std::string> &with_value, Options &o, int &rc) {
   for (size_t i = 0; i < args.size(); i++) {
     const std::string &a = args[i];
-    if (a == "--raw" || a == "--base") {
-      if (i + 1 == args.size()) return usage_error(self, a + " needs a value");
-      (a == "--raw" ? raw : base_text) = args[++i];
+    if (flags.count(a)) {
+      o.flags.insert(a);
+    } else if (with_value.count(a)) {
+      if (i + 1 == args.size()) return (rc = usage_error(self, a + " needs a value"), false);
+      o.values[a] = args[++i];
     } else if (!a.empty() && a[0] == '-') {
-      return usage_error(self, "unknown option " + a);
-    } else if (!elf.empty()) {
-      return usage_error(self, "more than one file");
+      return (rc = usage_error(self, "unknown option " + a), false);
     } else {
-      elf = a;
+      o.files.push_back(a);
     }
   }
+  return true;
+}
+
+int run_dump(const Args &args) {
+  const Command &self = *find_command("dump");
+  Options o;
+  int rc = kExitOk;
+  if (!parse_options(self, args, {}, {"--raw", "--base"}, o, rc)) return rc;
+  if (o.files.size() > 1) return usage_error(self, "more than one file");
+  std::string elf = o.files.empty() ? "" : o.files[0], raw = o.value("--raw"), base_text = o.value("--base");
   bool raw_form = !raw.empty() && !base_text.empty() && elf.empty();
   bool elf_form = !elf.empty() && raw.empty() && base_text.empty();
   if (!raw_form && !elf_form) return usage_error(self, "give an ELF file, or --raw and --base");
@@ -198,40 +221,6 @@ int run_dump(const Args &args) {
   return kExitOk;
 }
 
-// Options shared by the image commands: files, "-v", and named options with one value each.
-struct Options {
-  std::vector<std::string> files;
-  bool verbose = false;
-  std::vector<std::pair<std::string, std::string>> named;  // as given
-  bool print_size = false;
-};
-
-bool parse_options(const Command &self, const Args &args, const std::vector<std::string> &with_value,
-                   Options &o, int &rc) {
-  for (size_t i = 0; i < args.size(); i++) {
-    const std::string &a = args[i];
-    if (a == "-v") {
-      o.verbose = true;
-    } else if (a == "--print-size" && std::string(self.name) == "gen") {
-      o.print_size = true;
-    } else if (std::find(with_value.begin(), with_value.end(), a) != with_value.end()) {
-      if (i + 1 == args.size()) return (rc = usage_error(self, a + " needs a value"), false);
-      o.named.emplace_back(a, args[++i]);
-    } else if (!a.empty() && a[0] == '-') {
-      return (rc = usage_error(self, "unknown option " + a), false);
-    } else {
-      o.files.push_back(a);
-    }
-  }
-  return true;
-}
-
-std::string option(const Options &o, const std::string &name) {
-  for (const auto &[n, v] : o.named)
-    if (n == name) return v;
-  return "";
-}
-
 int refused(const Command &c, const std::string &file, const std::string &why) {
   fprintf(stderr, "sfu %s: %s: %s\n", c.name, file.c_str(), why.c_str());
   return kExitFailed;
@@ -262,10 +251,10 @@ int run_gen(const Args &args) {
   const Command &self = *find_command("gen");
   Options o;
   int rc = kExitOk;
-  if (!parse_options(self, args, {"-o", "--sframe-version"}, o, rc)) return rc;
-  std::string out_path = option(o, "-o"), version_text = option(o, "--sframe-version");
+  if (!parse_options(self, args, {"-v", "--print-size"}, {"-o", "--sframe-version"}, o, rc)) return rc;
+  std::string out_path = o.value("-o"), version_text = o.value("--sframe-version");
   if (o.files.size() != 1) return usage_error(self, "give one input image");
-  if (out_path.empty() == !o.print_size) return usage_error(self, "give -o OUT.elf or --print-size");
+  if (out_path.empty() == !o.has("--print-size")) return usage_error(self, "give -o OUT.elf or --print-size");
   EncodeOptions enc;
   if (!version_text.empty()) {
     if (version_text != "1" && version_text != "2" && version_text != "3")
@@ -290,7 +279,7 @@ int run_gen(const Args &args) {
   generate_rows(fdes, enc, gen);
   std::vector<uint8_t> table;
   if (!encode_sframe(enc, gen.functions, table, error)) return refused(self, in_path, error);
-  if (o.print_size) {
+  if (o.has("--print-size")) {
     printf("%zu\n", table.size());
     return kExitOk;
   }
@@ -300,7 +289,7 @@ int run_gen(const Args &args) {
   printf("gen: %zu functions, %zu rows, %zu left out, %zu bytes (SFrame V%d, %s)\n", gen.functions.size(),
          gen.rows(), gen.left_out.size(), table.size(), int(enc.version),
          existing ? "written into .sframe" : "appended as .sframe, not loaded");
-  if (o.verbose)
+  if (o.has("-v"))
     for (const LeftOut &l : gen.left_out)
       printf("left out: %s (%s..%s) at %s: %s\n", symbolize(image, l.start).c_str(), hex(l.start).c_str(),
              hex(l.end).c_str(), symbolize(image, l.at).c_str(), l.reason.c_str());
@@ -311,21 +300,24 @@ int run_verify(const Args &args) {
   const Command &self = *find_command("verify");
   Options o;
   int rc = kExitOk;
-  if (!parse_options(self, args, {}, o, rc)) return rc;
+  if (!parse_options(self, args, {"-v"}, {}, o, rc)) return rc;
   if (o.files.size() != 1) return usage_error(self, "give one image");
   const std::string &path = o.files[0];
   ElfImage image;
   std::string error;
   std::vector<cfi::Fde> fdes;
   std::vector<SframeFunction> fns;
-  uint8_t abi = 0;
-  if (!load_image(path, image, error) || !read_image_cfi(image, fdes, error) || !load_sframe(image, abi, fns, error))
+  uint8_t table_abi = 0;
+  if (!load_image(path, image, error) || !read_image_cfi(image, fdes, error) ||
+      !load_sframe(image, table_abi, fns, error))
     return refused(self, path, error);
-  abi = image_abi(image);
+  uint8_t abi = image_abi(image);
   if (abi == 0) return refused(self, path, "not an x86_64, aarch64 or s390x image");
+  // Register numbers and the SP rule are the image's: a table for another ABI cannot agree.
+  if (!fns.empty() && table_abi != abi) return refused(self, path, "the .sframe table is for another ABI than the image");
   VerifyReport report;
   verify_rows(fdes, fns, abi, report);
-  if (o.verbose) {
+  if (o.has("-v")) {
     for (const Mismatch &m : report.mismatches)
       printf("mismatch at %s (%s): sframe %s; cfi %s\n", symbolize(image, m.address).c_str(), hex(m.address).c_str(),
              m.sframe.c_str(), m.cfi.c_str());
@@ -344,7 +336,7 @@ int run_diff(const Args &args) {
   const Command &self = *find_command("diff");
   Options o;
   int rc = kExitOk;
-  if (!parse_options(self, args, {}, o, rc)) return rc;
+  if (!parse_options(self, args, {"-v"}, {}, o, rc)) return rc;
   if (o.files.size() != 2) return usage_error(self, "give two images");
   ElfImage images[2];
   std::vector<SframeFunction> fns[2];
@@ -356,7 +348,7 @@ int run_diff(const Args &args) {
   }
   DiffReport report;
   diff_tables(fns[0], fns[1], report);
-  if (o.verbose) {
+  if (o.has("-v")) {
     for (const RowDifference &d : report.differences)
       printf("differs at %s (%s): %s; %s\n", symbolize(images[0], d.address).c_str(), hex(d.address).c_str(),
              d.first.c_str(), d.second.c_str());

@@ -157,6 +157,14 @@ check_refusals() {
   expect_refusal "gen: bad version" 2 "--sframe-version is 1, 2 or 3" "$sfu" gen "$img" -o "$r/x.elf" --sframe-version 4
   expect_refusal "gen: no output" 2 "give -o OUT.elf or --print-size" "$sfu" gen "$img"
   expect_refusal "diff: one image" 2 "give two images" "$sfu" diff "$img"
+  expect_refusal "dump: two files" 2 "more than one file" "$sfu" dump "$img" "$img"
+  expect_refusal "gen: option without its value" 2 "-o needs a value" "$sfu" gen "$img" -o
+  expect_refusal "verify: unknown option" 2 "unknown option -q" "$sfu" verify -q "$img"
+  # An arm64 table glued onto an x86_64 image: its rules name other registers.
+  aarch64-linux-gnu-objcopy -O binary --only-section=.sframe "$corpus/arm64/gas-O2.elf" "$r/arm64.sframe"
+  objcopy --add-section .sframe="$r/arm64.sframe" "$img" "$r/wrong-abi.elf"
+  expect_refusal "verify: table for another ABI" 1 "the .sframe table is for another ABI than the image" \
+    "$sfu" verify "$r/wrong-abi.elf"
   expect_refusal "symbolize: bad address" 2 "not an address: zz" "$sfu" symbolize "$img" zz
   local start
   start=$("$sfu" symbolize "$img" "0x$(nm "$img" | awk '$3 == "chain_a" { print $1 }')")
