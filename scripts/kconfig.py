@@ -25,7 +25,9 @@ def main():
     if cmd == "header":
         kconf = load(kconfig, config)
         out = sys.argv[4]
-        tmp = out + ".tmp"
+        # A name of its own: parallel makes (one per architecture) may write the header at once,
+        # and os.replace of a finished file is atomic.
+        tmp = "%s.%d.tmp" % (out, os.getpid())
         kconf.write_autoconf(tmp, header="/* Generated from Kconfig by scripts/kconfig.py. Do not edit. */\n")
         # Only touch the header when it changes, so make does not rebuild everything.
         if os.path.exists(out) and open(out).read() == open(tmp).read():

@@ -25,9 +25,10 @@ QEMU_CFLAGS_s390x := $(QEMU_CFLAGS_COMMON) $(ARCHFLAGS_s390x)
 
 # The core for each architecture, built by its own make (ARCH decides the flags); the sub-make
 # runs every time and does nothing when the archive is current. (The Makefile's own rule covers
-# $(BUILD)/$(ARCH)/libsfu.a; this pattern the other two.)
+# $(BUILD)/$(ARCH)/libsfu.a; this pattern the other two.) The config header is made here first,
+# so the sub-makes running side by side find it current instead of each writing it.
 .PHONY: qemu-force
-$(BUILD)/%/libsfu.a: qemu-force
+$(BUILD)/%/libsfu.a: qemu-force $(CONFIG_H)
 	@$(MAKE) --no-print-directory ARCH=$* lib
 
 QEMU_RUNS :=
