@@ -31,15 +31,15 @@ struct Command {
   const char *name;
   const char *usage;    // argument lines, one per form, each without "sfu NAME"
   const char *summary;  // one line for `sfu help`
-  int (*run)(const Args &args);
+  int (*run)(const Command &self, const Args &args);
 };
 
-int run_help(const Args &args);
-int run_dump(const Args &args);
-int run_gen(const Args &args);
-int run_verify(const Args &args);
-int run_diff(const Args &args);
-int run_symbolize(const Args &args);
+int run_help(const Command &self, const Args &args);
+int run_dump(const Command &self, const Args &args);
+int run_gen(const Command &self, const Args &args);
+int run_verify(const Command &self, const Args &args);
+int run_diff(const Command &self, const Args &args);
+int run_symbolize(const Command &self, const Args &args);
 
 const Command kCommands[] = {
     {"help", "[COMMAND]", "show this text, or one command's usage", run_help},
@@ -84,12 +84,11 @@ int usage_error(const Command &c, const std::string &why) {
   return kExitUsage;
 }
 
-int run_help(const Args &args) {
+int run_help(const Command &self, const Args &args) {
   if (args.empty()) {
     print_overview(stdout);
     return kExitOk;
   }
-  const Command &self = *find_command("help");
   if (args.size() > 1) return usage_error(self, "one command at a time");
   const Command *c = find_command(args[0]);
   if (!c) return usage_error(self, "no such command: " + args[0]);
@@ -156,17 +155,23 @@ struct Options {
   }
 };
 
+// Fills `o` from args; on an option the command does not take, prints the usage error and
+// returns false (the command then exits with kExitUsage).
 bool parse_options(const Command &self, const Args &args, const std::set<std::string> &flags,
-                   const std::set<std::string> &with_value, Options &o, int &rc) {
+                   const std::set<std::string> &with_value, Options &o) {
   for (size_t i = 0; i < args.size(); i++) {
     const std::string &a = args[i];
     if (flags.count(a)) {
       o.flags.insert(a);
     } else if (with_value.count(a)) {
-      if (i + 1 == args.size()) return (rc = usage_error(self, a + " needs a value"), false);
+      if (i + 1 == args.size()) {
+        usage_error(self, a + " needs a value");
+        return false;
+      }
       o.values[a] = args[++i];
     } else if (!a.empty() && a[0] == '-') {
-      return (rc = usage_error(self, "unknown option " + a), false);
+      usage_error(self, "unknown option " + a);
+      return false;
     } else {
       o.files.push_back(a);
     }
@@ -174,11 +179,9 @@ bool parse_options(const Command &self, const Args &args, const std::set<std::st
   return true;
 }
 
-int run_dump(const Args &args) {
-  const Command &self = *find_command("dump");
+int run_dump(const Command &self, const Args &args) {
   Options o;
-  int rc = kExitOk;
-  if (!parse_options(self, args, {}, {"--raw", "--base"}, o, rc)) return rc;
+  if (!parse_options(self, args, {}, {"--raw", "--base"}, o)) return kExitUsage;
   if (o.files.size() > 1) return usage_error(self, "more than one file");
   std::string elf = o.files.empty() ? "" : o.files[0], raw = o.value("--raw"), base_text = o.value("--base");
   bool raw_form = !raw.empty() && !base_text.empty() && elf.empty();
@@ -247,11 +250,9 @@ std::string hex(uint64_t v) {
   return buf;
 }
 
-int run_gen(const Args &args) {
-  const Command &self = *find_command("gen");
+int run_gen(const Command &self, const Args &args) {
   Options o;
-  int rc = kExitOk;
-  if (!parse_options(self, args, {"-v", "--print-size"}, {"-o", "--sframe-version"}, o, rc)) return rc;
+  if (!parse_options(self, args, {"-v", "--print-size"}, {"-o", "--sframe-version"}, o)) return kExitUsage;
   std::string out_path = o.value("-o"), version_text = o.value("--sframe-version");
   if (o.files.size() != 1) return usage_error(self, "give one input image");
   if (out_path.empty() == !o.has("--print-size")) return usage_error(self, "give -o OUT.elf or --print-size");
@@ -296,11 +297,9 @@ int run_gen(const Args &args) {
   return kExitOk;
 }
 
-int run_verify(const Args &args) {
-  const Command &self = *find_command("verify");
+int run_verify(const Command &self, const Args &args) {
   Options o;
-  int rc = kExitOk;
-  if (!parse_options(self, args, {"-v"}, {}, o, rc)) return rc;
+  if (!parse_options(self, args, {"-v"}, {}, o)) return kExitUsage;
   if (o.files.size() != 1) return usage_error(self, "give one image");
   const std::string &path = o.files[0];
   ElfImage image;
@@ -332,11 +331,9 @@ int run_verify(const Args &args) {
   return report.mismatches.empty() ? kExitOk : kExitFailed;
 }
 
-int run_diff(const Args &args) {
-  const Command &self = *find_command("diff");
+int run_diff(const Command &self, const Args &args) {
   Options o;
-  int rc = kExitOk;
-  if (!parse_options(self, args, {"-v"}, {}, o, rc)) return rc;
+  if (!parse_options(self, args, {"-v"}, {}, o)) return kExitUsage;
   if (o.files.size() != 2) return usage_error(self, "give two images");
   ElfImage images[2];
   std::vector<SframeFunction> fns[2];
@@ -362,8 +359,7 @@ int run_diff(const Args &args) {
   return report.differences.empty() ? kExitOk : kExitFailed;
 }
 
-int run_symbolize(const Args &args) {
-  const Command &self = *find_command("symbolize");
+int run_symbolize(const Command &self, const Args &args) {
   if (args.size() < 2) return usage_error(self, "give an image and at least one address");
   ElfImage image;
   std::string error;
@@ -389,5 +385,5 @@ int main(int argc, char **argv) {
     print_overview(stderr);
     return kExitUsage;
   }
-  return c->run(Args(argv + 2, argv + argc));
+  return c->run(*c, Args(argv + 2, argv + argc));
 }
