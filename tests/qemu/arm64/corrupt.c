@@ -18,38 +18,29 @@ static inline __attribute__((always_inline)) void corrupt_trace(const char *name
   fault_brk();
 }
 
-/* Its own return address replaced by ra: the walk takes ra for its caller. */
-__attribute__((noipa)) static int corrupt_ra(size_t n, uint64_t ra, const char *name,
-                                             const char *expect) {
+/* One slot of its own frame record replaced by `value`: RECORD_RA, the walk takes it for its
+ * caller's return address; RECORD_FP, its caller's frame pointer, from which the walk computes
+ * that caller's CFA. */
+enum record_slot { RECORD_FP = 0, RECORD_RA = 1 };
+
+__attribute__((noipa)) static int corrupt_record(size_t n, enum record_slot slot, uint64_t value,
+                                                 const char *name, const char *expect) {
   volatile uint8_t frame[n];
   frame[0] = 0;
   uint64_t *record = frame_record();
-  uint64_t saved = record[1];
-  record[1] = ra;
+  uint64_t saved = record[slot];
+  record[slot] = value;
   corrupt_trace(name, expect);
-  record[1] = saved;
+  record[slot] = saved;
   return !fault_traced() + frame[0];
 }
 
-/* Its caller's frame pointer replaced by fp: the walk computes its caller's CFA from it. */
-__attribute__((noipa)) static int corrupt_fp(size_t n, uint64_t fp, const char *name,
-                                             const char *expect) {
-  volatile uint8_t frame[n];
-  frame[0] = 0;
-  uint64_t *record = frame_record();
-  uint64_t saved = record[0];
-  record[0] = fp;
-  corrupt_trace(name, expect);
-  record[0] = saved;
-  return !fault_traced() + frame[0];
-}
-
-/* A caller whose CFA is x29-based (it has a VLA too), for corrupt_fp. */
+/* A caller whose CFA is x29-based (it has a VLA too), for a corrupted RECORD_FP. */
 __attribute__((noipa)) static int fp_victim(size_t n, uint64_t fp, const char *name,
                                             const char *expect) {
   volatile uint8_t frame[n];
   frame[0] = 1;
-  int failed = corrupt_fp(n, fp, name, expect);
+  int failed = corrupt_record(n, RECORD_FP, fp, name, expect);
   return failed + frame[0] - 1;
 }
 
@@ -57,17 +48,17 @@ int scenario_corrupt(void) {
   int failed = 0;
   /* Not a canonical address, nor any code's: shown as the last frame ('?': in no function), the
    * walk ends there, as at any return address outside the known text, unvouched for. */
-  failed += corrupt_ra(16, 0xdead00000000beefull, "7-corrupt/ra-garbage",
-                       "fault_brk corrupt_ra ? | end-of-stack unreliable");
+  failed += corrupt_record(16, RECORD_RA, 0xdead00000000beefull, "7-corrupt/ra-garbage",
+                           "fault_brk corrupt_record ? | end-of-stack unreliable");
   /* Inside fault_brk, whose rows keep the return address in x30: a register no frame below
    * the topmost still has. */
-  failed += corrupt_ra(16, (uint64_t)fault_brk + 4, "7-corrupt/ra-into-leaf",
-                       "fault_brk corrupt_ra fault_brk | ra-not-recoverable");
+  failed += corrupt_record(16, RECORD_RA, (uint64_t)fault_brk + 4, "7-corrupt/ra-into-leaf",
+                           "fault_brk corrupt_record fault_brk | ra-not-recoverable");
   /* In no declared stack. */
   failed += fp_victim(16, 0x1000, "7-corrupt/fp-outside-stacks",
-                      "fault_brk corrupt_fp fp_victim | cfa-outside-stacks");
+                      "fault_brk corrupt_record fp_victim | cfa-outside-stacks");
   /* In the task stack, but below the frames already walked. */
   failed += fp_victim(16, (uint64_t)task_stack_lo + 64, "7-corrupt/fp-below-sp",
-                      "fault_brk corrupt_fp fp_victim | stack-going-wrong-way");
+                      "fault_brk corrupt_record fp_victim | stack-going-wrong-way");
   return failed;
 }

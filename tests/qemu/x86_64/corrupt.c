@@ -13,9 +13,9 @@ static noipa void corrupt_probe(void) {
   kernel_trace(trace_name, trace_expect, &regs);
 }
 
-/* (a) The return address overwritten with `bad`. A return address in no registered text ends
- * the walk as the end of the stack (docs/errors.md): the trace stops at this function. The slot
- * is volatile: gcc would otherwise drop the restore of a slot it believes nothing else reads. */
+/* (a) The return address overwritten with `bad`. A return address in no registered text is
+ * shown as the last frame and the walk ends there, unreliable (docs/errors.md). The slot is
+ * volatile: gcc would otherwise drop the restore of a slot it believes nothing else reads. */
 static noipa void ra_victim(uint64_t bad) {
   volatile uint64_t *slot = (volatile uint64_t *)__builtin_frame_address(0) + 1;
   uint64_t saved = *slot;
