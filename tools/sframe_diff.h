@@ -20,6 +20,7 @@ struct DiffReport {
   size_t ranges = 0;     // ranges compared
   std::vector<RowDifference> differences;
   std::vector<uint64_t> only_first, only_second;  // function starts described by one side only
+  std::vector<uint64_t> skipped;  // in both, PLT-like (PCMASK) in either: not compared
 };
 
 void diff_tables(const std::vector<SframeFunction> &first, const std::vector<SframeFunction> &second,

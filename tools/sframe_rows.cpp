@@ -50,10 +50,10 @@ const SframeFunction *sframe_function_at(const std::vector<SframeFunction> &fns,
   return pc - f.start < f.size ? &f : nullptr;
 }
 
-const sfu_row &sframe_row_at(const SframeFunction &fn, uint64_t pc) {
+const sfu_row *sframe_row_at(const SframeFunction &fn, uint64_t pc) {
   auto it = std::upper_bound(fn.rows.begin(), fn.rows.end(), pc - fn.start,
                              [](uint64_t off, const sfu_row &r) { return off < r.row_start; });
-  return it == fn.rows.begin() ? fn.rows.front() : *(it - 1);
+  return it == fn.rows.begin() ? nullptr : &*(it - 1);
 }
 
 std::string rule_text(const sfu_rule &r) {

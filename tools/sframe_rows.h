@@ -25,8 +25,9 @@ sfu_error read_sframe_functions(const std::vector<uint8_t> &bytes, uint64_t addr
 // The function whose [start, start + size) holds pc, or nullptr (functions sorted by start).
 const SframeFunction *sframe_function_at(const std::vector<SframeFunction> &fns, uint64_t pc);
 
-// The row of `fn` that applies at pc (PCINC functions).
-const sfu_row &sframe_row_at(const SframeFunction &fn, uint64_t pc);
+// The row of `fn` that applies at pc (PCINC functions), or nullptr where the runtime finds none:
+// before the first row, or in a function without rows (sfu_table_find's no-row).
+const sfu_row *sframe_row_at(const SframeFunction &fn, uint64_t pc);
 
 // "r7+16", "[cfa-8]", "cfa+0", "[r6-8]", "same", "undefined": registers by DWARF number.
 std::string rule_text(const sfu_rule &rule);

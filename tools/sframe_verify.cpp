@@ -91,12 +91,11 @@ void verify_function(const cfi::Fde &fde, const std::vector<SframeFunction> &sfr
       continue;
     }
     out.ranges++;
-    if (!fn) {
+    const sfu_row *s = fn ? sframe_row_at(*fn, pc) : nullptr;
+    if (!s)
       out.mismatches.push_back({pc, fde.start, "no SFrame row", cfi_row_text(fde, c, abi)});
-      continue;
-    }
-    const sfu_row &s = sframe_row_at(*fn, pc);
-    if (!row_agrees(s, fde, c, abi)) out.mismatches.push_back({pc, fde.start, row_text(s), cfi_row_text(fde, c, abi)});
+    else if (!row_agrees(*s, fde, c, abi))
+      out.mismatches.push_back({pc, fde.start, row_text(*s), cfi_row_text(fde, c, abi)});
   }
 }
 

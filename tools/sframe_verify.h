@@ -1,6 +1,8 @@
 // `sfu verify`: an image's .sframe rules checked against its DWARF CFI, whoever wrote the table.
-// Deliberately not built on the generator: it reads the table back through the decoder and
-// asks, range by range, whether each SFrame rule says what the CFI rule says.
+// Deliberately not built on the generator's row translation: it reads the table back through the
+// decoder and asks, range by range, whether each SFrame rule says what the CFI rule says. It
+// shares with the generator the CFI reader (rows, cfi::simple_expression) and one ABI fact
+// (sp_follows_cfa); a fault in those would be in both.
 #pragma once
 
 #include <cstdint>

@@ -352,6 +352,8 @@ int run_diff(const Command &self, const Args &args) {
     for (int i = 0; i < 2; i++)
       for (uint64_t start : i ? report.only_second : report.only_first)
         printf("only in %s: %s (%s)\n", o.files[i].c_str(), symbolize(images[i], start).c_str(), hex(start).c_str());
+    for (uint64_t start : report.skipped)
+      printf("skipped: %s (%s), a PLT-like (PCMASK) function\n", symbolize(images[0], start).c_str(), hex(start).c_str());
   }
   printf("diff: %zu functions, %zu ranges, %zu differences, %zu only in %s, %zu only in %s\n", report.functions,
          report.ranges, report.differences.size(), report.only_first.size(), o.files[0].c_str(),

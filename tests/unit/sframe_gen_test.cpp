@@ -233,6 +233,26 @@ TEST(SframeVerify, ShortSframeFunctionIsAMismatch) {
   EXPECT_EQ(r.mismatches[0].sframe, "no SFrame row");
 }
 
+// The runtime finds no row before a function's first one, or in a function without rows:
+// verify must say so, not read the first row (or past the end of none).
+TEST(SframeVerify, AddressBeforeTheFirstRowHasNoSframeRow) {
+  std::vector<cfi::Fde> fdes = {x86_function(0x1000), x86_function(0x2000)};
+  Generated g;
+  generate_rows(fdes, options(2), g);
+  // Tables as another writer may make them (the decoder accepts both; our writer makes neither).
+  std::vector<SframeFunction> table = table_of(g, options(2));
+  table[0].rows.erase(table[0].rows.begin());  // first row now at +1
+  table[1].rows.clear();
+  VerifyReport r;
+  verify_rows(fdes, table, SFU_ABI_AMD64_LE, r);
+  ASSERT_EQ(r.mismatches.size(), 6u);
+  EXPECT_EQ(r.mismatches[0].address, 0x1000u);
+  EXPECT_EQ(r.mismatches[0].sframe, "no SFrame row");
+  for (size_t i = 1; i < 6; i++) EXPECT_EQ(r.mismatches[i].sframe, "no SFrame row") << i;
+  EXPECT_EQ(r.mismatches[1].address, 0x2000u);
+  EXPECT_TRUE(r.not_covered.empty());
+}
+
 TEST(SframeVerify, RuleCorrespondence) {
   auto s = [](sfu_rule_kind k, uint8_t reg, int32_t off) {
     sfu_rule r{};
@@ -291,6 +311,20 @@ TEST(SframeDiff, SameRulesInAnyEncodingAreEqual) {
   EXPECT_EQ(r.differences[0].second, "CFA r7+16, RA [cfa-8], FP [cfa-24]");
   EXPECT_EQ(r.only_first, std::vector<uint64_t>{0x1000});
   EXPECT_TRUE(r.only_second.empty());
+}
+
+TEST(SframeDiff, RowOnOneSideOnlyIsADifference) {
+  std::vector<cfi::Fde> fdes = {x86_function(0x1000)};
+  Generated g;
+  generate_rows(fdes, options(2), g);
+  std::vector<SframeFunction> table = table_of(g, options(2)), late = table;
+  late[0].rows.erase(late[0].rows.begin());  // first row at +1, as another writer may make it
+  DiffReport r;
+  diff_tables(table, late, r);
+  ASSERT_EQ(r.differences.size(), 1u);
+  EXPECT_EQ(r.differences[0].address, 0x1000u);
+  EXPECT_EQ(r.differences[0].first, "CFA r7+8, RA [cfa-8], FP same");
+  EXPECT_EQ(r.differences[0].second, "no row");
 }
 
 // A minimal little-endian ELF64: null section, .text, optionally .sframe of `reserved` bytes,
