@@ -14,7 +14,8 @@
  * Frame line, field by field (sfu_print_frame prints one, '\n' included):
  *   " #" index      decimal, left-aligned, padded to 3 digits (wider indexes push the line right)
  *   " ? " / "   "   '?' when frame->reliable is 0: it or an earlier frame of the trace came
- *                   from a fallback step (frame pointer, back chain); Linux marks guesses so too
+ *                   from a fallback step (frame pointer, back chain), or its pc is in no
+ *                   registered text (then it is the last frame); Linux marks guesses so too
  *   pc              "0x" + 16 lowercase hex digits: the return address (frame 0: the start PC)
  *   "  sp " sp      the same, the frame's stack pointer
  *   "  " kind       the stack sp is on, padded to 5: task, irq, exc, other

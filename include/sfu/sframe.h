@@ -130,7 +130,7 @@ enum sfu_error sfu_table_init(struct sfu_table *table, const struct sfu_table_de
 /* How one value (CFA, RA or FP of the caller) is recovered. */
 enum sfu_rule_kind {
   SFU_RULE_UNCHANGED = 0, /* the callee has not changed it: still in its register */
-  SFU_RULE_UNDEFINED,     /* there is none: outermost frame (RA only) */
+  SFU_RULE_UNDEFINED,     /* there is none: the RA and CFA of an outermost row */
   SFU_RULE_AT_CFA,        /* stored at CFA + offset */
   SFU_RULE_CFA_PLUS,      /* is CFA + offset (V3 flexible rules) */
   SFU_RULE_REGISTER,      /* is DWARF register `reg` + offset */
@@ -152,7 +152,7 @@ struct sfu_rule {
 #define SFU_ROW_PCMASK 0x20u       /* from a repeating-block (PLT-like) FDE */
 
 /* The decoded rules for one PC. The CFA rule is REGISTER or AT_REGISTER (s390x offsets are
- * already decoded: offset * 8 + 160). RA and FP use any kind. */
+ * already decoded: offset * 8 + 160), UNDEFINED in an outermost row. RA and FP use any kind. */
 struct sfu_row {
   uint64_t func_start;
   uint32_t func_size;

@@ -157,7 +157,8 @@ struct sfu_frame {
   uint64_t cfa; /* the CFA its caller's rules were computed from (0 for frame 0) */
   const struct sfu_module *module; /* whose text holds pc, or NULL */
   uint8_t source;                  /* enum sfu_frame_source */
-  uint8_t reliable;                /* 0 once any frame so far came from a fallback */
+  uint8_t reliable;                /* 0 once any frame so far came from a fallback, or */
+                                   /* its pc is in no registered text (the last frame) */
   uint8_t stack_kind;              /* kind of the stack sp is on */
   uint8_t index;                   /* 0 for the first frame (saturates at 255) */
 };

@@ -191,6 +191,15 @@ const sfu_trap_entry *trap_for(const sfu_walk_config &c, uint64_t pc) {
   return nullptr;
 }
 
+// The module of the frame about to be shown, by the PC its rows are looked up with. A PC in no
+// registered text (a caller without a table, a corrupted return address) is shown, but the walk
+// ends at the next step and vouches for nothing from here on; entry code the config describes is
+// crossed by its layout, not rows, so it needs no table.
+void enter_module(sfu_cursor &c, uint64_t lookup) {
+  c.module = sfu_module_for_pc(lookup);
+  if (!c.module && !trap_for(c.config, lookup)) c.reliable = 0;
+}
+
 // Crossing entry code: the interrupted registers, as the layout says the code saved them.
 template <class Arch>
 sfu_stop from_trap(sfu_cursor &c, const sfu_trap_layout &l) {
@@ -219,7 +228,7 @@ sfu_stop from_trap(sfu_cursor &c, const sfu_trap_layout &l) {
   c.stack_index = stack;
   c.topmost = 1;   // interrupted anywhere: RA and FP may still be in registers
   c.exact_pc = 1;
-  c.module = sfu_module_for_pc(saved.pc);
+  enter_module(c, saved.pc);
   c.last_source = SFU_SOURCE_TRAP_FRAME;
   return SFU_STOP_NONE;
 }
@@ -249,12 +258,6 @@ sfu_stop step(sfu_cursor &c) {
   // A CFA equal to the last one is only allowed across a stack switch.
   if (stack == c.stack_index && caller.cfa == c.prev_cfa)
     return caller.ra == pc ? SFU_STOP_REPEATED_FRAME : SFU_STOP_WRONG_DIRECTION;
-  uint64_t next_lookup = caller.exact_pc ? caller.ra : caller.ra - 1;
-  const sfu_module *next = sfu_module_for_pc(next_lookup);
-  // A return address in no registered text may be a caller we have no table for, or a
-  // corrupted slot: shown as the last frame (the next step ends the walk), never vouched for.
-  if (!next && !trap_for(c.config, next_lookup)) c.reliable = 0;
-
   c.prev_cfa = caller.cfa;
   c.regs.pc = caller.ra;
   c.regs.r[Arch::kSp] = caller.cfa + uint64_t(Arch::kSpFromCfa);
@@ -264,7 +267,7 @@ sfu_stop step(sfu_cursor &c) {
   c.stack_index = stack;
   c.topmost = 0;
   c.exact_pc = caller.exact_pc;
-  c.module = next;
+  enter_module(c, caller.exact_pc ? caller.ra : caller.ra - 1);
   if (caller.source != SFU_SOURCE_TABLE) c.reliable = 0;
   c.last_source = caller.source;
   return SFU_STOP_NONE;
@@ -356,8 +359,7 @@ extern "C" void sfu_walk_start(struct sfu_cursor *c, const struct sfu_regs *regs
     c->stop = SFU_STOP_BAD_START;
     return;
   }
-  c->module = sfu_module_for_pc(regs->pc);
-  if (!c->module) c->reliable = 0;  // a start in no registered text: nothing to vouch for
+  enter_module(*c, regs->pc);
   uint8_t sp_reg = sfu::sframe::abi_sp_reg(c->config.abi);
   c->stack_index = ((regs->valid >> sp_reg) & 1) ? stack_holding(c->config, regs->r[sp_reg], 0) : -1;
   if (c->stack_index < 0) c->stop = SFU_STOP_BAD_START;

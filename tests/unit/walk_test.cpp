@@ -490,6 +490,21 @@ TEST(WalkTrapFrames, CrossesIntoTheInterruptedContext) {
   expect_clean(x.mem);
 }
 
+// Interrupted in no registered text: shown, the walk ends there, and the trace is not vouched
+// for, as for a return address outside the known text.
+TEST(WalkTrapFrames, InterruptedOutsideKnownTextIsTheLastFrameUnreliable) {
+  X86Trap x;
+  x.mem.put(0x3f10 + 0x80, 0x500000);
+  Walked w = walk(x.start(), x.config());
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{x.H + 4, x.E + 0x20, 0x500000}));
+  ASSERT_EQ(w.frames.size(), 3u);
+  EXPECT_EQ(w.frames[2].source, SFU_SOURCE_TRAP_FRAME);
+  EXPECT_EQ(w.frames[2].module, nullptr);
+  EXPECT_EQ(w.frames[2].reliable, 0);
+  EXPECT_EQ(w.frames[1].reliable, 1);
+  EXPECT_EQ(w.stop, SFU_STOP_END);
+}
+
 TEST(WalkTrapFrames, WithoutTheEntryDescribedTheWalkStops) {
   X86Trap x;
   sfu_walk_config c = x.config();
