@@ -18,14 +18,13 @@ mkdir -p "$work"
 
 passed=0
 failed=0
-result() {  # NAME REASON (empty: passed)
-  if [[ -z $2 ]]; then
-    passed=$((passed + 1))
-    echo "PASS $1"
-  else
-    failed=$((failed + 1))
-    echo "FAIL $1: $2"
-  fi
+pass() {  # NAME
+  passed=$((passed + 1))
+  echo "PASS $1"
+}
+fail() {  # NAME REASON (a command that said nothing still fails)
+  failed=$((failed + 1))
+  echo "FAIL $1: ${2:-(no output)}"
 }
 
 # Function names out of -v lines ("mismatch at NAME+0x..", "only in F: NAME (..)"), sorted, unique.
@@ -45,7 +44,7 @@ check_generated() {  # IMAGE ARCH VERSION
   local name=$arch/$(basename "$in" .elf)-v$v out=$work/$arch-$(basename "$in" .elf)-v$v.elf
   local gen ver left uncovered
   if ! gen=$("$sfu" gen "$in" -o "$out" --sframe-version "$v" -v 2>&1); then
-    result "$name gen" "$(echo "$gen" | head -n 1)"
+    fail "$name gen" "$(echo "$gen" | head -n 1)"
     return
   fi
   left=$(echo "$gen" | sed -n 's/^gen: .* \([0-9]*\) left out,.*/\1/p')
@@ -54,44 +53,44 @@ check_generated() {  # IMAGE ARCH VERSION
   local out_names must=${v2_left_out[$arch]} extra
   out_names=$(echo "$gen" | sed -n 's/^left out: \([^+ ]*\).*/\1/p' | sort -u | tr '\n' ' ')
   if [[ $v == 3 ]]; then
-    [[ -z $out_names ]] && result "$name left out" "" || result "$name left out" "V3 left out $out_names"
+    [[ -z $out_names ]] && pass "$name left out" || fail "$name left out" "V3 left out $out_names"
   elif [[ $v == 2 ]]; then
     extra=$(comm -13 <(tr ' ' '\n' <<<"$must ${v2_may_leave_out[$arch]:-}" | sort -u) <(tr ' ' '\n' <<<"$out_names" | sort -u) | tr '\n' ' ')
     missing=$(comm -23 <(tr ' ' '\n' <<<"$must" | sort -u) <(tr ' ' '\n' <<<"$out_names" | sort -u) | tr '\n' ' ')
-    [[ -z ${extra// /}${missing// /} ]] && result "$name left out" "" ||
-      result "$name left out" "unexpected: '$extra', kept: '$missing'"
+    [[ -z ${extra// /}${missing// /} ]] && pass "$name left out" ||
+      fail "$name left out" "unexpected: '$extra', kept: '$missing'"
   fi
   ver=$("$sfu" verify "$out" -v 2>&1)
   uncovered=$(echo "$ver" | sed -n 's/^verify: .* \([0-9]*\) not covered$/\1/p')
   if ! echo "$ver" | grep -q '^verify: .* 0 mismatches,'; then
-    result "$name verify" "$(echo "$ver" | grep -m3 -e '^mismatch' -e 'sfu verify' | tr '\n' ' ')"
+    fail "$name verify" "$(echo "$ver" | grep -m3 -e '^mismatch' -e 'sfu verify' | tr '\n' ' ')"
   elif [[ $uncovered != "$left" ]]; then
-    result "$name verify" "$uncovered functions not covered, gen left out $left"
+    fail "$name verify" "$uncovered functions not covered, gen left out $left"
   else
-    result "$name verify" ""
+    pass "$name verify"
   fi
   if ! "$sfu" dump "$out" >"$out.dump" 2>&1; then
-    result "$name dump" "$(head -n 1 "$out.dump")"
+    fail "$name dump" "$(head -n 1 "$out.dump")"
   elif ! grep -qx "    Version: SFRAME_VERSION_$v" "$out.dump"; then
-    result "$name dump" "not a V$v table"
+    fail "$name dump" "not a V$v table"
   else
-    result "$name dump" ""
+    pass "$name dump"
   fi
   [[ $v == 1 ]] || return
   # Debian's objdump (2.40) reads V1: it must accept the table and print the same rows.
   local od=${objdump_for[$arch]} amd64=0
   [[ $arch == x86_64 ]] && amd64=1
   if ! "$od" --sframe "$out" >"$out.objdump" 2>&1 || grep -qi 'warning\|error' "$out.objdump"; then
-    result "$name objdump" "$(grep -m1 -i 'warning\|error' "$out.objdump")"
+    fail "$name objdump" "$(grep -m1 -i 'warning\|error' "$out.objdump")"
     return
   fi
   sframe_text "$out.objdump" | rows_only /dev/stdin "$amd64" >"$out.objdump.rows"
   rows_only "$out.dump" 0 >"$out.sfu.rows"
   if [[ ! -s $out.sfu.rows ]] || ! cmp -s "$out.objdump.rows" "$out.sfu.rows"; then
-    result "$name objdump" "rows differ from sfu dump"
+    fail "$name objdump" "rows differ from sfu dump"
     short_diff "$out.objdump.rows" "$out.sfu.rows"
   else
-    result "$name objdump" ""
+    pass "$name objdump"
   fi
 }
 
@@ -107,17 +106,17 @@ check_gas() {  # IMAGE ARCH
   local in=$1 arch=$2
   local name=$arch/$(basename "$in" .elf) out=$work/$arch-$(basename "$in" .elf)-gen.elf got
   got=$("$sfu" verify "$in" -v 2>&1 | names)
-  [[ $got == "${gas_mismatches[$arch]}" ]] && result "$name verify gas" "" ||
-    result "$name verify gas" "mismatches in '$got', expected '${gas_mismatches[$arch]}'"
+  [[ $got == "${gas_mismatches[$arch]}" ]] && pass "$name verify gas" ||
+    fail "$name verify gas" "mismatches in '$got', expected '${gas_mismatches[$arch]}'"
   # The V2 table is larger than gas's V1 (20-byte FDEs): build it from a copy without .sframe.
-  "${objcopy_for[$arch]}" -R .sframe "$in" "$out.in" 2>"$out.err" || { result "$name diff" "objcopy: $(head -n 1 "$out.err")"; return; }
+  "${objcopy_for[$arch]}" -R .sframe "$in" "$out.in" 2>"$out.err" || { fail "$name diff" "objcopy: $(head -n 1 "$out.err")"; return; }
   if ! "$sfu" gen "$out.in" -o "$out" >/dev/null 2>"$out.err"; then
-    result "$name diff" "sfu gen: $(head -n 1 "$out.err")"
+    fail "$name diff" "sfu gen: $(head -n 1 "$out.err")"
     return
   fi
   got=$("$sfu" diff "$in" "$out" -v 2>&1 | grep -v "^only in $out" | names)
-  [[ $got == "${gas_vs_gen[$arch]}" ]] && result "$name diff" "" ||
-    result "$name diff" "differs in '$got', expected '${gas_vs_gen[$arch]}'"
+  [[ $got == "${gas_vs_gen[$arch]}" ]] && pass "$name diff" ||
+    fail "$name diff" "differs in '$got', expected '${gas_vs_gen[$arch]}'"
 }
 
 # Refusals: one line naming the file and the reason, exit status 1 (2 for usage errors).
@@ -127,11 +126,11 @@ expect_refusal() {  # NAME STATUS TEXT COMMAND...
   out=$("$@" 2>&1)
   rc=$?
   if [[ $rc != "$status" ]]; then
-    result "$name" "exit status $rc, expected $status: $out"
+    fail "$name" "exit status $rc, expected $status: $out"
   elif [[ $out != *"$text"* ]]; then
-    result "$name" "said '$(echo "$out" | head -n 1)', expected '$text'"
+    fail "$name" "said '$(echo "$out" | head -n 1)', expected '$text'"
   else
-    result "$name" ""
+    pass "$name"
   fi
 }
 check_refusals() {
@@ -168,13 +167,13 @@ check_refusals() {
   expect_refusal "symbolize: bad address" 2 "not an address: zz" "$sfu" symbolize "$img" zz
   local start
   start=$("$sfu" symbolize "$img" "0x$(nm "$img" | awk '$3 == "chain_a" { print $1 }')")
-  [[ $start == *" chain_a" ]] && result "symbolize: a function start" "" || result "symbolize: a function start" "$start"
+  [[ $start == *" chain_a" ]] && pass "symbolize: a function start" || fail "symbolize: a function start" "$start"
 }
 check_refusals
 
 for arch in x86_64 arm64 s390x; do
   images=("$corpus/$arch"/*.elf)
-  [[ -e ${images[0]} ]] || { result "$arch corpus" "no images in $corpus/$arch"; continue; }
+  [[ -e ${images[0]} ]] || { fail "$arch corpus" "no images in $corpus/$arch"; continue; }
   for in in "${images[@]}"; do
     case $(basename "$in") in
       gas-*) check_gas "$in" "$arch" ;;
