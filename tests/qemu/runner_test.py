@@ -49,6 +49,7 @@ def main():
 
     def case(name, ok):
         nonlocal passed, failed
+        ok = bool(ok)  # the checks below give a list or None
         print('%s %s' % ('PASS' if ok else 'FAIL', name))
         passed += ok
         failed += not ok
@@ -63,6 +64,11 @@ def main():
     case('the verdict is checked when given', whys and whys[0].startswith('stopped with end-of-stack (reliable)'))
     _, _, _, _, whys = verdict(serial(exact + ' reliable'))
     case('a matching verdict passes', not whys)
+    _, _, _, _, whys = verdict(serial(exact, stop='end-of-stack (unreliable)'))
+    case('a clean end is reliable unless expected otherwise',
+         whys and whys[0] == 'stopped with end-of-stack (unreliable), expected end-of-stack reliable')
+    _, _, _, _, whys = verdict(serial(exact + ' unreliable', stop='end-of-stack (unreliable)'))
+    case('an unreliable end passes when expected', not whys)
     _, _, _, _, whys = verdict(serial('| bad-start', fr=[], stop='bad-start (unreliable)'))
     case('a trace without frames can be expected', not whys)
     _, _, _, _, whys = verdict(serial(exact, fr=frames[:-1]))
