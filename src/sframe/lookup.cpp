@@ -52,17 +52,19 @@ extern "C" enum sfu_error sfu_table_find(const struct sfu_table *table, uint64_t
   if (sfu_error e = find_fde(t, pc, fde)) return e;
   uint32_t key = row_key(t, fde, pc);
   // The row is the last one starting at or before the key. Rows rise (validated); on a table
-  // registered without validation this still reads only inside the FRE sub-section.
-  Fre fre, best;
-  bool found = false;
+  // registered without validation this still reads only inside the FRE sub-section. Two
+  // buffers take turns, so the scan copies no row.
+  Fre bufs[2];
+  Fre *next = &bufs[0], *best = nullptr;
   uint32_t at = fde.fres_at;
   for (uint32_t j = 0; j < fde.num_fres; j++) {
-    if (sfu_error e = read_fre(t, fde, at, fre)) return e;
-    if (fre.start > key) break;
-    best = fre;
-    found = true;
-    at = fre.end;
+    if (sfu_error e = read_fre(t, fde, at, *next)) return e;
+    if (next->start > key) break;
+    at = next->end;
+    Fre *read = next;
+    next = best ? best : &bufs[1];
+    best = read;
   }
-  if (!found) return SFU_E_NO_ROW;
-  return row_from_fre(t, fde, best, *row);
+  if (!best) return SFU_E_NO_ROW;
+  return row_from_fre(t, fde, *best, *row);
 }
