@@ -65,28 +65,6 @@ Func func_at(const sfu_table &t, uint32_t i) {
   return Func{base + uint64_t(rel), uint32_t(field(t, at + (v3 ? 8 : 4), 4))};
 }
 
-void check_row(const sfu_table &t, uint64_t pc, const sfu_row &r, sfu_error e) {
-  if (pc < r.func_start || pc - r.func_start >= r.func_size) die("row's function does not cover pc", pc, e);
-  if (r.row_start > pc - r.func_start) die("row starts after pc", pc, e);
-  for (const sfu_rule *rule : {&r.cfa, &r.ra, &r.fp})
-    if (rule->kind > SFU_RULE_AT_REGISTER) die("rule kind out of range", pc, e);
-  if (r.flags & ~uint32_t(0x3f)) die("unknown row flag", pc, e);
-  bool outermost = r.flags & SFU_ROW_OUTERMOST;
-  if (outermost != (r.ra.kind == SFU_RULE_UNDEFINED)) die("RA undefined iff outermost broken", pc, e);
-  if (!outermost && r.cfa.kind != SFU_RULE_REGISTER && r.cfa.kind != SFU_RULE_AT_REGISTER)
-    die("CFA rule not register-based", pc, e);
-  if ((r.flags & (SFU_ROW_SIGNAL_FRAME | SFU_ROW_FLEX)) && t.version != 3) die("V3 flag in older row", pc, e);
-}
-
-// Field by field: the structs have padding.
-bool same_rule(const sfu_rule &a, const sfu_rule &b) {
-  return a.kind == b.kind && a.reg == b.reg && a.offset == b.offset;
-}
-bool same_row(const sfu_row &a, const sfu_row &b) {
-  return a.func_start == b.func_start && a.func_size == b.func_size && a.row_start == b.row_start &&
-         a.flags == b.flags && same_rule(a.cfa, b.cfa) && same_rule(a.ra, b.ra) && same_rule(a.fp, b.fp);
-}
-
 struct Run {
   const sfu_table &t;
   bool validated;
@@ -100,7 +78,8 @@ struct Run {
     if (e != SFU_OK && !sfu::test::is_lookup_error(e)) die("lookup gave a table-level error", pc, e);
     bool in_text = text_end == 0 || (pc >= text_start && pc < text_end);
     if (!in_text && e != SFU_E_NO_FUNCTION) die("pc outside text found something", pc, e);
-    if (e == SFU_OK) check_row(t, pc, row, e);
+    if (e == SFU_OK)
+      if (const char *why = sfu::test::row_problem(t, pc, row)) die(why, pc, e);
     if (!validated) return;
     if (e != SFU_OK && e != SFU_E_NO_FUNCTION && e != SFU_E_NO_ROW) die("validated table gave a record error", pc, e);
     if (!in_text) return;
@@ -142,7 +121,7 @@ struct Run {
       // A validated sorted table: the row's own start PC gives the very same row.
       bool sorted = t.flags & SFU_F_FDE_SORTED;
       if (validated && sorted && !(row.flags & SFU_ROW_PCMASK) &&
-          (sfu_table_find(&t, row_pc, &again) != SFU_OK || !same_row(row, again)))
+          (sfu_table_find(&t, row_pc, &again) != SFU_OK || !sfu::test::same_row_exactly(row, again)))
         die("a row's start pc gives another row", row_pc, SFU_OK);
     }
   }

@@ -103,8 +103,9 @@ INSTANTIATE_TEST_SUITE_P(Corpus, ConformanceRows, testing::ValuesIn(corpus_case_
 
 TEST(ConformanceCorpus, IsThere) { EXPECT_GE(corpus_case_names().size(), 90u); }
 
-// PCMASK rows repeat with the block: the row at offset k applies at k, k + rep, k + 2 rep, ...
-TEST(ConformanceCorpus, PcmaskRowsRepeatPerBlock) {
+// A real PLT function (gas 2.44): PCMASK, one 8-byte block, its one row at every byte. (Rows
+// repeating over several blocks: Rows.PcmaskV2MatchesModuloRepeatSize.)
+TEST(ConformanceCorpus, PltFunctionIsPcmaskWithOneRowPerBlock) {
   CorpusCase c = load_corpus_case("test-fp-x86_64-2.44");
   sfu_table t;
   sfu_table_desc d{};

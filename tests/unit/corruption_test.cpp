@@ -7,7 +7,7 @@
 //     exactly with open followed by sfu_table_validate;
 //   - a refused table answers lookups with table-not-initialized;
 //   - an opened table answers every PC of the original's range (and a few far ones) with a
-//     lookup-time error or a sane row (check_row);
+//     lookup-time error or a sane row (row_problem);
 //   - a table validation accepted answers consistently with an independent parse of its FDEs
 //     (parse_layout): the right function, only ok / no-function / no-row, rows that reproduce.
 // Generated tables (random but well formed, every version and ABI: support/random_tables.h)
@@ -193,39 +193,6 @@ sfu_table_desc make_desc(const uint8_t *p, size_t n, const Where &w) {
 // ---------------------------------------------------------------------------------------------
 // What a result may be.
 
-bool is_aarch64(uint8_t abi) { return abi == SFU_ABI_AARCH64_BE || abi == SFU_ABI_AARCH64_LE; }
-
-// What every SFU_OK row must satisfy, validated table or not. Empty string: sane.
-std::string check_row(const sfu_table &t, uint64_t pc, const sfu_row &r) {
-  // The function found covers the PC (PCMASK functions too: the block repeats inside it).
-  if (pc < r.func_start || pc - r.func_start >= r.func_size) return "function does not cover pc";
-  // The row starts at or before the PC (for PCMASK, inside the block, so before it as well).
-  if (r.row_start > pc - r.func_start) return "row starts after pc";
-  for (const sfu_rule *rule : {&r.cfa, &r.ra, &r.fp})
-    if (rule->kind > SFU_RULE_AT_REGISTER) return "rule kind out of range";
-  constexpr uint32_t kKnownFlags = SFU_ROW_RA_SIGNED | SFU_ROW_SIGNAL_FRAME | SFU_ROW_OUTERMOST |
-                                   SFU_ROW_PAUTH_KEY_B | SFU_ROW_FLEX | SFU_ROW_PCMASK;
-  if (r.flags & ~kKnownFlags) return "unknown row flag";
-  bool outermost = r.flags & SFU_ROW_OUTERMOST;
-  if (outermost != (r.ra.kind == SFU_RULE_UNDEFINED)) return "RA undefined iff outermost broken";
-  if (outermost && r.cfa.kind != SFU_RULE_UNDEFINED) return "outermost row with a CFA rule";
-  if (!outermost && r.cfa.kind != SFU_RULE_REGISTER && r.cfa.kind != SFU_RULE_AT_REGISTER)
-    return "CFA rule not register-based";
-  if (r.fp.kind == SFU_RULE_UNDEFINED) return "FP rule undefined";
-  if ((r.flags & (SFU_ROW_SIGNAL_FRAME | SFU_ROW_FLEX)) && t.version != 3) return "V3 flag in V1/V2 row";
-  if ((r.flags & SFU_ROW_PAUTH_KEY_B) && !is_aarch64(t.abi)) return "B key outside AArch64";
-  if ((r.flags & SFU_ROW_PCMASK) && t.version == 1 && r.row_start > 0xff) return "V1 PCMASK row past mask";
-  return "";
-}
-
-bool same_rule(const sfu_rule &a, const sfu_rule &b) {
-  return a.kind == b.kind && a.reg == b.reg && a.offset == b.offset;
-}
-bool same_row(const sfu_row &a, const sfu_row &b) {
-  return a.func_start == b.func_start && a.func_size == b.func_size && a.row_start == b.row_start &&
-         a.flags == b.flags && same_rule(a.cfa, b.cfa) && same_rule(a.ra, b.ra) && same_rule(a.fp, b.fp);
-}
-
 std::string describe(sfu_error e, const sfu_row &r) {
   if (e != SFU_OK) return sfu_error_name(e);
   std::ostringstream s;
@@ -353,8 +320,7 @@ class Harness {
       bool in_text = w.text_end == 0 || (pc >= w.text_start && pc < w.text_end);
       if (!in_text && e != SFU_E_NO_FUNCTION) return bad("pc outside text must be no-function");
       if (e == SFU_OK) {
-        std::string why = check_row(t, pc, row);
-        if (!why.empty()) return bad(why);
+        if (const char *why = sfu::test::row_problem(t, pc, row)) return bad(why);
       }
       if (!oracle) return;
 
@@ -383,7 +349,7 @@ class Harness {
         sfu_row again;
         sfu_error e2 = sfu_table_find(&t, row.func_start + row.row_start, &again);
         finds++;
-        if (e2 != SFU_OK || !same_row(row, again))
+        if (e2 != SFU_OK || !sfu::test::same_row_exactly(row, again))
           return bad("its start pc gives " + describe(e2, again));
       }
       prev_ok = true;
@@ -419,7 +385,7 @@ class Harness {
       sfu_row ra, rb;
       sfu_error ea = sfu_table_find(&a, pc, &ra), eb = sfu_table_find(&b, pc, &rb);
       finds += 2;
-      if (ea != eb || (ea == SFU_OK && !same_row(ra, rb)))
+      if (ea != eb || (ea == SFU_OK && !sfu::test::same_row_exactly(ra, rb)))
         fail(label, "pc " + hex(pc) + ": opened table gives " + describe(ea, ra) + ", init's " +
                         describe(eb, rb));
     }
@@ -662,7 +628,7 @@ sfu_error model_find(const GenTable &t, uint64_t pc, sfu_row &row) {
     if (g.start <= key) r = &g;
   if (!r) return SFU_E_NO_ROW;
 
-  bool amd64 = t.abi == SFU_ABI_AMD64_LE, s390x = t.abi == SFU_ABI_S390X_BE, arm = is_aarch64(t.abi);
+  bool amd64 = t.abi == SFU_ABI_AMD64_LE, s390x = t.abi == SFU_ABI_S390X_BE, arm = sfu::sframe::abi_aarch64(t.abi);
   row.func_start = f->start;
   row.func_size = f->size;
   row.row_start = r->start;
@@ -932,7 +898,7 @@ TEST(Corruption, MeaningPreservingChangesAreAccepted) {
         sfu_error ew = sfu_table_find(&ot, pc, &want);
         sfu_error eg = sfu_table_find(&t, pc + v.shift, &got);
         want.func_start += v.shift;
-        bool same = ew == eg && (ew != SFU_OK || same_row(want, got));
+        bool same = ew == eg && (ew != SFU_OK || sfu::test::same_row_exactly(want, got));
         // With a text range, PCs outside it have no function; the rest must not change.
         if (v.where.text_end && (pc < v.where.text_start || pc >= v.where.text_end))
           same = eg == SFU_E_NO_FUNCTION;
@@ -1118,7 +1084,7 @@ TEST(Corruption, LookupsDoNotReadStaleStack) {
           sfu_error e0 = find_on_scribbled_stack(&t, pc, &r0, 0x00);
           sfu_error e1 = find_on_scribbled_stack(&t, pc, &r1, 0xff);
           compared++;
-          if (e0 != e1 || (e0 == SFU_OK && !same_row(r0, r1))) {
+          if (e0 != e1 || (e0 == SFU_OK && !sfu::test::same_row_exactly(r0, r1))) {
             ADD_FAILURE() << label << ": pc " << hex(pc) << ": stack of 0x00 gives " << describe(e0, r0)
                           << ", of 0xff " << describe(e1, r1);
             failures++;

@@ -1,6 +1,6 @@
 // The walker on synthetic stacks: exact frames and exact stop reasons for each architecture's
-// rules and for every guard. Memory is the fake machine's, read through the no-fault hook, so
-// every test also proves no read left the declared stacks.
+// rules and for every guard. Memory is the fake machine's, read through the no-fault hook, which
+// records every read outside the declared stacks (tests that cross stacks check it: expect_clean).
 #include <gtest/gtest.h>
 
 #include <memory>

@@ -93,10 +93,13 @@ TEST(MinimalConfig, S390xBackChainWhereNoRowCoversThePc) {
 
 TEST(MinimalConfig, S390xBackChainZeroEndsTheWalk) {
   Registered reg{table_spec(3, SFU_ABI_S390X_BE, {fde_spec(kText, 0x40, {{0, {0}}})}), kText, kText + 0x1000};
+  ASSERT_EQ(reg.error(), SFU_OK);  // else the walk would end at the unknown PC, never reading the chain
   FakeMemory mem(true);
   mem.add_stack(0x7000, 0x8000);
+  mem.put(0x7c00, 0);
   Walked w = walk(regs_with(kText + 0x800, {{SFU_S390X_SP, 0x7c00}}), mem.config(SFU_ABI_S390X_BE));
-  EXPECT_EQ(w.frames.size(), 1u);
+  ASSERT_EQ(w.frames.size(), 1u);
+  EXPECT_NE(w.frames[0].module, nullptr);
   EXPECT_EQ(w.stop, SFU_STOP_END);
 }
 
