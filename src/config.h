@@ -53,5 +53,23 @@ inline constexpr bool kValidateOnRegister =
 #else
     false;
 #endif
+inline constexpr bool kFpFallback =
+#ifdef CONFIG_SFU_FP_FALLBACK
+    true;
+#else
+    false;
+#endif
+inline constexpr bool kBackChainFallback =
+#ifdef CONFIG_SFU_S390X_BACK_CHAIN
+    true;
+#else
+    false;
+#endif
+inline constexpr bool kArm64Tbi =
+#ifdef CONFIG_SFU_ARM64_TBI
+    true;
+#else
+    false;
+#endif
 
 }  // namespace sfu::config

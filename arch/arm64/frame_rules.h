@@ -12,18 +12,10 @@
 namespace sfu::arch {
 
 struct Arm64 {
-  static constexpr uint8_t kAbi = SFU_ABI_AARCH64_LE;
   static constexpr uint8_t kSp = SFU_ARM64_SP, kFp = SFU_ARM64_FP;
   static constexpr int kLinkRegister = SFU_ARM64_LR;
   static constexpr int64_t kSpFromCfa = 0;
   static constexpr bool kFrameRecords = true;
-  static constexpr bool kBackChain = false;
-  static constexpr bool kTbi =
-#ifdef CONFIG_SFU_ARM64_TBI
-      true;
-#else
-      false;
-#endif
 
   // Clears the bits above the VA size of a user address, sets them for a kernel one (bit 55
   // tells which half, as the MMU sees it). With top-byte-ignore the top byte is a tag, not part
@@ -46,7 +38,7 @@ struct Arm64 {
 #else
     (void)signed_ra;
 #endif
-    return strip_pac_bits(ra, c.arm64_va_bits ? c.arm64_va_bits : CONFIG_SFU_ARM64_VA_BITS, kTbi);
+    return strip_pac_bits(ra, c.arm64_va_bits ? c.arm64_va_bits : CONFIG_SFU_ARM64_VA_BITS, config::kArm64Tbi);
   }
 };
 

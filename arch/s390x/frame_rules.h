@@ -11,12 +11,10 @@
 namespace sfu::arch {
 
 struct S390x {
-  static constexpr uint8_t kAbi = SFU_ABI_S390X_BE;
   static constexpr uint8_t kSp = SFU_S390X_SP, kFp = SFU_S390X_FP;
   static constexpr int kLinkRegister = SFU_S390X_RA;
   static constexpr int64_t kSpFromCfa = -160;
   static constexpr bool kFrameRecords = false;
-  static constexpr bool kBackChain = true;
   static constexpr int64_t kSaveAreaRa = 14 * 8, kSaveAreaFp = 11 * 8;
   static uint64_t strip_ra(uint64_t ra, bool, const sfu_walk_config &) { return ra; }
 };

@@ -9,12 +9,10 @@
 namespace sfu::arch {
 
 struct X86_64 {
-  static constexpr uint8_t kAbi = SFU_ABI_AMD64_LE;
   static constexpr uint8_t kSp = SFU_X86_64_RSP, kFp = SFU_X86_64_RBP;
   static constexpr int kLinkRegister = -1;  // call pushes the RA: never in a register
   static constexpr int64_t kSpFromCfa = 0;
   static constexpr bool kFrameRecords = true;
-  static constexpr bool kBackChain = false;
   static uint64_t strip_ra(uint64_t ra, bool /*signed_ra*/, const sfu_walk_config &) { return ra; }
 };
 

@@ -148,7 +148,6 @@ sfu_error read_fde(const sfu_table &t, uint32_t index, Fde &out) {
   uint32_t size = 0, fre_off = 0;
   b.u32(at + (v3 ? 8 : 4), size);
   b.u32(at + (v3 ? 12 : 8), fre_off);
-  // Set before any refusal below, so a lookup's binary search always compares a defined start.
   out.start = fde_start(t, index);
   out.size = size;
   out.field_at = at;

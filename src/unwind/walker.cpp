@@ -23,19 +23,6 @@ static_assert(__builtin_offsetof(sfu_regs, pc) == 0);
 static_assert(__builtin_offsetof(sfu_regs, r) == 8);
 static_assert(__builtin_offsetof(sfu_regs, valid) == 264);
 
-constexpr bool kFpFallback =
-#ifdef CONFIG_SFU_FP_FALLBACK
-    true;
-#else
-    false;
-#endif
-constexpr bool kBackChainFallback =
-#ifdef CONFIG_SFU_S390X_BACK_CHAIN
-    true;
-#else
-    false;
-#endif
-
 // One step's view of the cursor: its registers and its stacks.
 struct Walk {
   sfu_cursor &c;
@@ -160,7 +147,7 @@ template <class Arch>
 sfu_stop fallback(const Walk &w, Caller &out, int &stack) {
   uint64_t fp, sp;
   if constexpr (Arch::kFrameRecords) {
-    if (!kFpFallback || !w.reg(Arch::kFp, fp)) return SFU_STOP_NO_UNWIND_INFO;
+    if (!config::kFpFallback || !w.reg(Arch::kFp, fp)) return SFU_STOP_NO_UNWIND_INFO;
     // The caller's SP is just above the record: exact on x86_64 (push %rbp; mov %rsp, %rbp), a
     // lower bound on arm64 where the record may sit below the rest of the frame. Either way the
     // frame is marked unreliable.
@@ -171,7 +158,7 @@ sfu_stop fallback(const Walk &w, Caller &out, int &stack) {
     out.ra = Arch::strip_ra(out.ra, true, w.c.config);
     out.source = SFU_SOURCE_FRAME_POINTER;
   } else {
-    if (!kBackChainFallback || !w.reg(Arch::kSp, sp)) return SFU_STOP_NO_UNWIND_INFO;
+    if (!config::kBackChainFallback || !w.reg(Arch::kSp, sp)) return SFU_STOP_NO_UNWIND_INFO;
     uint64_t chain;
     if (sfu_stop s = w.read(sp, chain)) return s;
     if (chain == 0) return SFU_STOP_END;  // the outermost frame's back chain is 0
