@@ -44,7 +44,7 @@ __attribute__((format(printf, 1, 2))) std::string text(const char *fmt, ...) {
   return s;
 }
 
-// objdump prints the decoded s390x CFA offset with %d, so it wraps like an int would.
+// The CFA offset as objdump prints it: decoded on s390x (validation keeps it in int32 range).
 int32_t cfa_offset(const sfu_table &t, int32_t w) {
   return abi_s390x(t.abi) ? int32_t(s390x_cfa_decode(w)) : w;
 }

@@ -8,7 +8,8 @@
 
 namespace sfu::tools {
 
-// Appends the dump of `table` (opened and validated by sfu_table_init) to `out`. Version 1
+// Appends the dump of `table` (opened and fully validated: sfu_table_open, then
+// sfu_table_validate) to `out`. Version 1
 // tables, which 2.46 refuses, are printed in the same format as versions 2 and 3.
 sfu_error dump_table(const sfu_table &table, std::string &out);
 

@@ -53,7 +53,6 @@ class Reader {
   uint64_t end() const { return end_; }
   uint64_t left() const { return end_ - pos_; }
   bool at_end() const { return pos_ >= end_; }
-  uint8_t address_size() const { return addr_size_; }
   void set_address_size(uint8_t n) { addr_size_ = n; }  // a version 4 CIE says its own
   // Moves to `to`, which the caller has checked lies in [pos, end].
   void seek(uint64_t to) { pos_ = to; }

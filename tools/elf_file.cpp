@@ -146,7 +146,6 @@ bool elf_parse(std::vector<uint8_t> file, ElfImage &out, std::string &error) {
   Reader r{f, f[kEiData] == kDataMsb};
   if (!r.fits(0, kEhdrSize)) return (error = "truncated ELF file (header)", false);
   out.big_endian = r.big;
-  out.type = r.u16(16);
   out.machine = r.u16(18);
 
   Layout l;
@@ -165,7 +164,6 @@ bool elf_parse(std::vector<uint8_t> file, ElfImage &out, std::string &error) {
     s.offset = r.u64(at + kShOffset);
     s.size = r.u64(at + kShSize);
     s.link = r.u32(at + 40);
-    s.addralign = r.u64(at + 48);
     out.sections.push_back(std::move(s));
   }
   read_functions(r, out);
@@ -180,8 +178,6 @@ bool elf_section_bytes(const ElfImage &image, const std::string &name, ElfSectio
   if (!r.fits(s->offset, s->size)) return (error = "truncated ELF file (section " + name + ")", false);
   out.addr = s->addr;
   out.bytes.assign(image.file.begin() + s->offset, image.file.begin() + s->offset + s->size);
-  out.machine = image.machine;
-  out.big_endian = image.big_endian;
   return true;
 }
 

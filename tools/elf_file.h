@@ -11,7 +11,7 @@ namespace sfu::tools {
 
 // e_machine values of the architectures sfunwind serves.
 inline constexpr uint16_t kEmS390 = 22, kEmX86_64 = 62, kEmAarch64 = 183;
-inline constexpr uint16_t kEtExec = 2, kEtDyn = 3;
+inline constexpr uint16_t kEtExec = 2;
 inline constexpr uint32_t kShtProgbits = 1, kShtNobits = 8;
 inline constexpr uint64_t kShfAlloc = 2;
 
@@ -19,7 +19,7 @@ struct ElfSectionHeader {
   std::string name;
   uint32_t index = 0;
   uint32_t type = 0;
-  uint64_t flags = 0, addr = 0, offset = 0, size = 0, addralign = 0;
+  uint64_t flags = 0, addr = 0, offset = 0, size = 0;
   uint32_t link = 0;
 };
 
@@ -30,7 +30,7 @@ struct ElfSymbol {
 
 struct ElfImage {
   std::vector<uint8_t> file;
-  uint16_t type = 0, machine = 0;
+  uint16_t machine = 0;
   bool big_endian = false;
   std::vector<ElfSectionHeader> sections;
   std::vector<ElfSymbol> functions;  // STT_FUNC symbols of .symtab, sorted by address
@@ -41,8 +41,6 @@ struct ElfImage {
 struct ElfSection {
   uint64_t addr = 0;           // sh_addr: where the section is loaded
   std::vector<uint8_t> bytes;  // its contents
-  uint16_t machine = 0;        // e_machine of the file
-  bool big_endian = false;
 };
 
 // Reads a whole file. On failure returns false and sets `error` ("cannot open: ...").

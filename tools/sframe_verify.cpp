@@ -93,9 +93,9 @@ void verify_function(const cfi::Fde &fde, const std::vector<SframeFunction> &sfr
     out.ranges++;
     const sfu_row *s = fn ? sframe_row_at(*fn, pc) : nullptr;
     if (!s)
-      out.mismatches.push_back({pc, fde.start, "no SFrame row", cfi_row_text(fde, c, abi)});
+      out.mismatches.push_back({pc, "no SFrame row", cfi_row_text(fde, c, abi)});
     else if (!row_agrees(*s, fde, c, abi))
-      out.mismatches.push_back({pc, fde.start, row_text(*s), cfi_row_text(fde, c, abi)});
+      out.mismatches.push_back({pc, row_text(*s), cfi_row_text(fde, c, abi)});
   }
 }
 

@@ -16,7 +16,6 @@ namespace sfu::tools {
 
 struct Mismatch {
   uint64_t address = 0;     // start of the range
-  uint64_t function = 0;    // CFI function start
   std::string sframe, cfi;  // both sides' rules, as text
 };
 
