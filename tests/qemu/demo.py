@@ -24,18 +24,15 @@ def main():
         print('(the guest did not finish in 60 s)')
     lines = out.decode('utf-8', 'replace').replace('\r', '').splitlines()
     frames = [(int(m.group(3), 16), m.group(4)) for m in map(run.FRAME.match, lines) if m]
-    names = run.symbolize(sfu, elf, sorted({pc - 1 if src in run.RETURN_SOURCES else pc for pc, src in frames}))
-    full = {}
-    for pc, src in frames:  # name+offset of the PC itself, for the reader
-        full[pc] = subprocess.run([sfu, 'symbolize', elf, '0x%x' % pc], capture_output=True,
-                                  text=True).stdout.split(' ', 1)[-1].strip()
+    # name+offset of each PC itself, for the reader (return addresses show the offset past the call)
+    full = run.symbolize(sfu, elf, sorted({pc for pc, _ in frames}), with_offset=True)
     for line in lines:
         if line.startswith(('sfu-trace', 'sfu-expect', 'sfu-end', 'sfu-done')):
             continue
         m = run.FRAME.match(line)
         if m:
             pc = int(m.group(3), 16)
-            line = '%s  %s' % (line, full.get(pc) or names.get(pc, '?'))
+            line = '%s  %s' % (line, full.get(pc, '?'))
         print(line)
     return 0
 

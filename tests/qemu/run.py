@@ -63,7 +63,8 @@ def parse(lines):
     return traces, counts, done, errors
 
 
-def symbolize(sfu, elf, pcs):
+def symbolize(sfu, elf, pcs, with_offset=False):
+    """{pc: function name} ('?' for a PC in no function); with_offset, sfu's own 'name+0xoff'."""
     if not pcs:
         return {}
     out = subprocess.run([sfu, 'symbolize', elf] + ['0x%x' % pc for pc in pcs],
@@ -71,8 +72,10 @@ def symbolize(sfu, elf, pcs):
     names = {}
     for line in out.splitlines():
         addr, sym = line.split(' ', 1)
-        # An address in no function comes back as itself: "?" in expectations.
-        names[int(addr, 16)] = '?' if sym.startswith('0x') else sym.split('+')[0]
+        if with_offset:
+            names[int(addr, 16)] = sym
+        else:  # an address in no function comes back as itself: "?" in expectations
+            names[int(addr, 16)] = '?' if sym.startswith('0x') else sym.split('+')[0]
     return names
 
 
