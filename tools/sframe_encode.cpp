@@ -16,8 +16,7 @@ namespace {
 
 using namespace sfu::sframe;
 
-constexpr uint32_t kMaxV3Rows = 0xffff;           // V3 keeps a function's row count in a u16
-constexpr uint64_t kMaxSectionSize = 0x7fffffff;  // what the decoder accepts
+constexpr uint32_t kMaxV3Rows = 0xffff;  // V3 keeps a function's row count in a u16
 
 // ---- Rules ----------------------------------------------------------------------------------
 
@@ -175,11 +174,19 @@ const char *default_words(const EncodeOptions &opt, const sfu_row &row, Words &o
   return opt.abi == SFU_ABI_AMD64_LE ? default_amd64(opt, row, out) : default_ra_fp(opt, row, out);
 }
 
+// Why a row has no form, once the options and the function's signal bit have passed: everything
+// common_refusal lets through has a V3 flexible form, so only V1 and V2 need the default one.
+const char *row_refusal(const EncodeOptions &opt, const sfu_row &row) {
+  if (const char *why = common_refusal(opt, row)) return why;
+  if (opt.version == kVersion3) return nullptr;
+  Words words;
+  return default_words(opt, row, words);
+}
+
 // V3 flexible control word: base register (reg_p) or the CFA, value loaded (deref) or not.
 int32_t flex_control(const sfu_rule &r) {
   bool deref = is_kind(r, SFU_RULE_AT_CFA) || is_kind(r, SFU_RULE_AT_REGISTER);
-  uint32_t base = has_reg(r) ? (uint32_t(r.reg) << 3) | 1 : 0;
-  return int32_t(base | (deref ? 2u : 0u));
+  return int32_t(make_flex_control(has_reg(r), r.reg, deref));
 }
 
 // Flexible form: [ctl, off] for CFA, RA and FP; RA omitted when it is what the decoder implies
@@ -223,8 +230,7 @@ uint8_t word_size_code(const std::vector<int32_t> &words) {
 EncodedRow encode_row(const sfu_row &row, const Words &words) {
   uint8_t code = word_size_code(words.w);
   EncodedRow e{row.row_start, 0, uint8_t(1u << code), words.w};
-  e.info = uint8_t((words.base_sp ? 1 : 0) | (words.w.size() << 1) | (code << 5));
-  if (row.flags & SFU_ROW_RA_SIGNED) e.info |= 0x80;
+  e.info = make_fre_info(words.base_sp, uint8_t(words.w.size()), code, row.flags & SFU_ROW_RA_SIGNED);
   return e;
 }
 
@@ -263,7 +269,7 @@ bool check_rows(const EncodeOptions &opt, const EncodeFunction &f, std::string &
     if (i == 0 && r.row_start != 0) return error = at + "first row not at offset 0", false;
     if (i > 0 && r.row_start <= f.rows[i - 1].row_start) return error = at + "row starts not rising", false;
     if (r.row_start >= f.size) return error = at + "row starts past the function end", false;
-    if (const char *why = encode_refusal(opt, r, f.signal)) return error = at + why, false;
+    if (const char *why = row_refusal(opt, r)) return error = at + why, false;
   }
   return true;
 }
@@ -280,12 +286,9 @@ EncodedFunction encode_function(const EncodeOptions &opt, const EncodeFunction &
   return e;
 }
 
-// FDE info byte: FRE type, PCINC (bit 4 clear), AArch64 B key, V3 signal frame.
+// FDE info byte: FRE type, PCINC (not PCMASK), AArch64 B key, V3 signal frame.
 uint8_t fde_info(const EncodeOptions &opt, const EncodedFunction &e) {
-  uint8_t info = e.fre_type;
-  if (e.f->pauth_key_b) info |= 0x20;
-  if (opt.version == kVersion3 && e.f->signal) info |= 0x80;
-  return info;
+  return make_fde_info(e.fre_type, false, e.f->pauth_key_b, opt.version == kVersion3 && e.f->signal);
 }
 
 // ---- Bytes ----------------------------------------------------------------------------------
@@ -297,10 +300,6 @@ struct Writer {
     for (unsigned i = 0; i < n; i++) out.push_back(uint8_t(v >> (big ? 8 * (n - 1 - i) : 8 * i)));
   }
 };
-
-uint8_t fde_size(uint8_t version) {
-  return version == kVersion1 ? kFdeSizeV1 : version == kVersion2 ? kFdeSizeV2 : kFdeSizeV3;
-}
 
 // A function's FRE data: V3's attribute record, then each row's start, info byte and words.
 void write_chain(const EncodeOptions &opt, const EncodedFunction &e, Writer &w) {
@@ -364,11 +363,7 @@ void write_header(const EncodeOptions &opt, uint32_t num_fdes, uint32_t num_fres
 const char *encode_refusal(const EncodeOptions &opt, const sfu_row &row, bool signal) {
   if (const char *why = options_refusal(opt)) return why;
   if (signal && opt.version < kVersion3) return "signal frame needs V3";
-  if (const char *why = common_refusal(opt, row)) return why;
-  Words words;
-  const char *why = default_words(opt, row, words);
-  // Everything common_refusal lets through has a flexible form.
-  return opt.version == kVersion3 ? nullptr : why;
+  return row_refusal(opt, row);
 }
 
 bool encode_sframe(const EncodeOptions &opt, const std::vector<EncodeFunction> &functions,

@@ -15,9 +15,8 @@ namespace {
 
 using cfi::CfaRule;
 using cfi::RegRule;
+using sframe::kMaxRegister;
 using sframe::make_rule;
-
-constexpr uint32_t kMaxRegister = 255;
 
 bool fits_int32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 

@@ -15,6 +15,12 @@ inline constexpr uint8_t kVersion1 = 1;
 inline constexpr uint8_t kVersion2 = 2;
 inline constexpr uint8_t kVersion3 = 3;
 
+// Sections of 2 GiB or more are refused, so offset arithmetic never wraps in 32 bits.
+inline constexpr uint32_t kMaxSectionSize = 0x7fffffff;
+
+// Rules keep DWARF register numbers in a byte (sfu_rule.reg); a larger one cannot be said.
+inline constexpr uint32_t kMaxRegister = 255;
+
 // Header field offsets.
 namespace hdr {
 inline constexpr uint32_t kMagic = 0x00, kVersion = 0x02, kFlags = 0x03, kAbi = 0x04;
@@ -33,12 +39,18 @@ inline constexpr uint8_t kFdeSizeV1 = 17;
 inline constexpr uint8_t kFdeSizeV2 = 20;
 inline constexpr uint8_t kFdeSizeV3 = 16;
 inline constexpr uint32_t kAttrSizeV3 = 5;
+constexpr uint8_t fde_size(uint8_t version) {
+  return version == kVersion1 ? kFdeSizeV1 : version == kVersion2 ? kFdeSizeV2 : kFdeSizeV3;
+}
 
 // FDE info byte.
 constexpr uint8_t fde_fre_type(uint8_t info) { return info & 0xf; }
 constexpr bool fde_pcmask(uint8_t info) { return (info >> 4) & 1; }
 constexpr bool fde_pauth_key_b(uint8_t info) { return (info >> 5) & 1; }
 constexpr bool fde_signal(uint8_t info) { return (info >> 7) & 1; }  // V3 only
+constexpr uint8_t make_fde_info(uint8_t fre_type, bool pcmask, bool pauth_key_b, bool signal) {
+  return uint8_t((fre_type & 0xf) | (pcmask << 4) | (pauth_key_b << 5) | (signal << 7));
+}
 inline constexpr uint8_t kFdeInfoReservedV12 = 0xc0;             // bits 6-7
 inline constexpr uint8_t kFdeInfoReservedV3 = 0x40;              // bit 6
 // V3 info2 byte: low 5 bits FDE type, the rest reserved.
@@ -58,6 +70,9 @@ constexpr bool fre_base_sp(uint8_t info) { return info & 1; }
 constexpr uint8_t fre_word_count(uint8_t info) { return (info >> 1) & 0xf; }
 constexpr uint8_t fre_word_size_code(uint8_t info) { return (info >> 5) & 3; }
 constexpr bool fre_ra_signed(uint8_t info) { return (info >> 7) & 1; }
+constexpr uint8_t make_fre_info(bool base_sp, uint8_t word_count, uint8_t word_size_code, bool ra_signed) {
+  return uint8_t(base_sp | ((word_count & 0xf) << 1) | ((word_size_code & 3) << 5) | (ra_signed << 7));
+}
 inline constexpr uint8_t kWordSizeInvalid = 3;
 
 inline constexpr uint8_t kMaxWordsDefault = 3;
@@ -68,6 +83,10 @@ constexpr bool flex_reg_p(uint32_t ctl) { return ctl & 1; }
 constexpr bool flex_deref_p(uint32_t ctl) { return (ctl >> 1) & 1; }
 constexpr bool flex_unused_bit(uint32_t ctl) { return (ctl >> 2) & 1; }
 constexpr uint32_t flex_reg(uint32_t ctl) { return ctl >> 3; }
+// Without reg_p the base is the CFA and `reg` is not stored.
+constexpr uint32_t make_flex_control(bool reg_p, uint32_t reg, bool deref_p) {
+  return (reg_p ? (reg << 3) | 1 : 0) | (deref_p ? 2 : 0);
+}
 
 // s390x: CFA offsets are stored as (offset - 160) / 8; the caller's SP is CFA - 160.
 inline constexpr int64_t kS390xCfaAdjust = 160;

@@ -6,8 +6,6 @@
 namespace sfu::sframe {
 namespace {
 
-constexpr uint32_t kMaxRegister = 255;
-
 // Where RA and FP are when a row says nothing about them: the header's fixed offsets, if any,
 // else still in their registers.
 sfu_rule default_ra(const sfu_table &t) {

@@ -6,9 +6,6 @@
 namespace sfu::sframe {
 namespace {
 
-// Sections of 2 GiB or more are refused, so offset arithmetic below never wraps in 32 bits.
-constexpr uint32_t kMaxSectionSize = 0x7fffffff;
-
 bool version_enabled(uint8_t v) {
   return (v == kVersion1 && config::kVersion1) || (v == kVersion2 && config::kVersion2) ||
          (v == kVersion3 && config::kVersion3);
@@ -16,10 +13,6 @@ bool version_enabled(uint8_t v) {
 
 uint8_t defined_flags(uint8_t v) {
   return v == kVersion1 ? kFlagsV1 : v == kVersion2 ? kFlagsV2 : kFlagsV3;
-}
-
-uint8_t fde_size(uint8_t v) {
-  return v == kVersion1 ? kFdeSizeV1 : v == kVersion2 ? kFdeSizeV2 : kFdeSizeV3;
 }
 
 bool abi_known(uint8_t abi, uint8_t version) {
