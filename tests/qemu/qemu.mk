@@ -6,11 +6,12 @@
 #   QEMU_RUNS += "LABEL|ELF|QEMU COMMAND"     one per kernel qemu-test boots, quotes included;
 #                                              -kernel ELF is added unless the command has one
 #   QEMU_KERNELS += ELF                        what qemu-test needs built
-#   QEMU_DEMO_<arch> := "LABEL|ELF|QEMU COMMAND"
+#   QEMU_DEMO_<arch> := "LABEL|ELF|QEMU COMMAND"   the demo rule drops the double quotes
 # using what this file defines:
 #   QEMU_CFLAGS_<arch>   kernel C flags: -O2, no frame pointers, freestanding, the core's arch flags
 #   QEMU_COMMON_SRCS     tests/qemu/common/*.c, to compile into every kernel
-#   $(BUILD)/<arch>/libsfu.a and $(TOOLS_DIR)/sfu (for `sfu gen`) as prerequisites
+#   qemu_common_objs, qemu_common_rule, qemu_sframe_finish   (below)
+#   $(BUILD)/<arch>/libsfu.a and $(TOOLS_DIR)/sfu (for `sfu gen` and `sfu verify`) as prerequisites
 
 QEMU_DIR := $(BUILD)/qemu
 QEMU_TIMEOUT ?= 120
@@ -22,6 +23,31 @@ QEMU_CFLAGS_COMMON := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -no
 QEMU_CFLAGS_x86_64 := $(QEMU_CFLAGS_COMMON) $(ARCHFLAGS_x86_64)
 QEMU_CFLAGS_arm64 := $(QEMU_CFLAGS_COMMON) $(ARCHFLAGS_arm64)
 QEMU_CFLAGS_s390x := $(QEMU_CFLAGS_COMMON) $(ARCHFLAGS_s390x)
+
+# $(call qemu_common_objs,DIR): the objects of QEMU_COMMON_SRCS under DIR/common/.
+# $(call qemu_common_rule,DIR,COMPILE,DEPS): the rule that builds them with COMPILE (compiler and
+# flags), to go in a template the caller $(eval)s once per DIR.
+qemu_common_objs = $(patsubst tests/qemu/common/%,$(1)/common/%.o,$(QEMU_COMMON_SRCS))
+define qemu_common_rule
+$(1)/common/%.c.o: tests/qemu/common/%.c $(3) | $$(DEPS_STAMP)
+	@mkdir -p $$(@D)
+	$(2) -c $$< -o $$@
+endef
+
+# $(call qemu_sframe_finish,ELF,SFRAME_VERSION,ALL): the link recipe's end, once the linker has
+# written ELF.tmp. With SFRAME_VERSION, `sfu gen` writes the table into the reserved .sframe;
+# without, the table is gas's. Then `sfu verify` checks every row against the CFI: it must exit 0
+# (1 is a mismatch) and its summary say 0 mismatches and, with ALL, no function left without
+# rows. Only then ELF.tmp becomes ELF. For a recipe, expanded as it runs: $$(call ...) in a
+# template.
+define qemu_sframe_finish
+$(if $(2),$(TOOLS_DIR)/sfu gen $(1).tmp -o $(1).tmp --sframe-version $(2))
+$(TOOLS_DIR)/sfu verify $(1).tmp >$(1).verify || { cat $(1).verify; exit 1; }
+@cat $(1).verify
+@grep -q '^verify: .*, 0 mismatches, $(if $(3),0 not covered$$)' $(1).verify || \
+	{ echo "$(1): sfu verify: mismatches$(if $(3), or functions without rows)" >&2; exit 1; }
+@mv $(1).tmp $(1)
+endef
 
 # The core for each architecture, built by its own make (ARCH decides the flags); the sub-make
 # runs every time and does nothing when the archive is current. (The Makefile's own rule covers

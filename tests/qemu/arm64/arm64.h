@@ -43,8 +43,6 @@ static inline uint32_t mmio_read32(uint64_t addr) { return *(volatile uint32_t *
 extern char irq_stack_lo[], irq_stack_hi[], task_stack_lo[], task_stack_hi[];
 /* The exception entry code: the vector table and the shared return path (vectors.S). */
 extern char entry_text_start[], entry_text_end[];
-/* Where kernel_main returns to in _start (boot.S): the last frame of every full walk. */
-extern char boot_return[];
 
 /* ---- Traps (traps.c), called by vectors.S ---------------------------------------------------- */
 

@@ -73,10 +73,8 @@ _start:
 	.cfi_offset x30, -8
 #endif
 	bl kernel_main
-	.globl boot_return
-boot_return:                    /* the outermost return address a walk sees */
-	wfi                         /* kernel_main does not return */
-	b boot_return
+1:	wfi                         /* the outermost return address a walk sees; never returned to */
+	b 1b
 	.cfi_endproc
 	.size _start, .-_start
 

@@ -8,8 +8,7 @@ void kernel_main(void) {
       "\nsfunwind on arm64: QEMU virt, EL1, a freestanding kernel with an SFrame table.\n"
       "Loading from an address no CPU has, six calls deep. The data abort's backtrace:\n\n");
   trace_next_fault(EC_DABT_CUR, "demo/data-abort",
-                   "fault_load chain_6 chain_5 chain_4 chain_3 chain_2 chain_1 kernel_main _start"
-                   " | end-of-stack");
+                   "fault_load " RUN_CHAIN_FRAMES " kernel_main _start | end-of-stack");
   run_chain(fault_load);
   if (!fault_traced()) {
     kputs("sfu-error the load did not fault\n");

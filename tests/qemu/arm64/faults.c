@@ -17,8 +17,7 @@ __attribute__((noinline)) void fault_load(void) {
 
 /* run_chain(fault) calls chain_1 as a tail call: its frame is gone, and chain_1's return
  * address is in fault_case. */
-#define CHAIN \
-  "chain_6 chain_5 chain_4 chain_3 chain_2 chain_1 fault_case scenario_faults kernel_main _start"
+#define CHAIN RUN_CHAIN_FRAMES " fault_case scenario_faults kernel_main _start"
 
 __attribute__((noipa)) static int fault_case(unsigned ec, const char *name, const char *expect,
                                              void (*fault)(void)) {

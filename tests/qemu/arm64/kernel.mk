@@ -37,16 +37,13 @@ ARM64_FLAGS_gen :=
 ARM64_FLAGS_pac := -mbranch-protection=pac-ret+leaf -DSFU_PAC
 ARM64_LDS_gas := sfunwind.ld
 ARM64_LDS_gen := sfunwind-reserve.ld
-# What `sfu verify` must say: gen describes every function; gas-v1 has libsfu.a's uncovered.
-ARM64_VERIFY_gas := , 0 mismatches,
-ARM64_VERIFY_gen := , 0 mismatches, 0 not covered
 
 # $(call arm64_kernel,VARIANT,FLAGS,TABLE,SFRAME_VERSION,SRCS): $(ARM64_OUT)/VARIANT.elf from SRCS
 # and the base, objects under $(ARM64_OUT)/VARIANT/. TABLE is gas or gen; SFRAME_VERSION is for
 # gen.
 define arm64_kernel
 ARM64_OBJS_$(1) := $(patsubst $(ARM64_SRC)/%,$(ARM64_OUT)/$(1)/%.o,$(ARM64_BASE_SRCS) $(5)) \
-	$(patsubst tests/qemu/common/%,$(ARM64_OUT)/$(1)/common/%.o,$(QEMU_COMMON_SRCS))
+	$(call qemu_common_objs,$(ARM64_OUT)/$(1))
 
 $(ARM64_OUT)/$(1)/%.c.o: $(ARM64_SRC)/%.c $(ARM64_HDRS) $(ARM64_SRC)/kernel.mk | $(DEPS_STAMP)
 	@mkdir -p $$(@D)
@@ -56,23 +53,19 @@ $(ARM64_OUT)/$(1)/%.S.o: $(ARM64_SRC)/%.S $(ARM64_HDRS) $(ARM64_SRC)/kernel.mk |
 	@mkdir -p $$(@D)
 	$(ARM64_CC) $(ARM64_ASFLAGS) $(2) -c $$< -o $$@
 
-$(ARM64_OUT)/$(1)/common/%.c.o: tests/qemu/common/%.c $(ARM64_HDRS) | $(DEPS_STAMP)
-	@mkdir -p $$(@D)
-	$(ARM64_CC) $(ARM64_CFLAGS) $(2) -c $$< -o $$@
+$(call qemu_common_rule,$(ARM64_OUT)/$(1),$(ARM64_CC) $(ARM64_CFLAGS) $(2),$(ARM64_HDRS))
 
 $(ARM64_OUT)/$(1)/kernel.lds: $(ARM64_SRC)/kernel.lds.S $(ARM64_SRC)/kernel.mk | $(DEPS_STAMP)
 	@mkdir -p $$(@D)
 	$(ARM64_CC) -E -P -undef -x c -DSFU_TABLE_LD=$(ARM64_LDS_$(3)) $$< -o $$@
 
-# Link; for gen, write the table into the reserved .sframe. Then check every row against the CFI.
+# Link; for gen, write the table into the reserved .sframe. Then check every row against the CFI;
+# gen must describe every function, gas-v1 leaves libsfu.a's (built without --gsframe) out.
 $(ARM64_OUT)/$(1).elf: $$(ARM64_OBJS_$(1)) $(ARM64_OUT)/$(1)/kernel.lds $(BUILD)/arm64/libsfu.a \
 		$(TOOLS_DIR)/sfu
 	$(ARM64_LD) -nostdlib -Llinker -T $(ARM64_OUT)/$(1)/kernel.lds --no-warn-rwx-segments \
 		-o $$@.tmp $$(ARM64_OBJS_$(1)) $(BUILD)/arm64/libsfu.a
-	$(if $(filter gen,$(3)),$(TOOLS_DIR)/sfu gen $$@.tmp -o $$@.tmp --sframe-version $(4))
-	$(TOOLS_DIR)/sfu verify $$@.tmp | tee $$@.verify
-	@grep -q '$(ARM64_VERIFY_$(3))' $$@.verify
-	@mv $$@.tmp $$@
+	$$(call qemu_sframe_finish,$$@,$(if $(filter gen,$(3)),$(4)),$(filter gen,$(3)))
 endef
 
 $(eval $(call arm64_kernel,gas-v1,$(ARM64_FLAGS_gas),gas,1,$(ARM64_SCENARIO_SRCS)))

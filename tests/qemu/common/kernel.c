@@ -52,6 +52,16 @@ void kernel_trace_numbered(const char *prefix, uint64_t n, const char *expect, c
   trace_body(expect, regs);
 }
 
+void kernel_count(const char *name, uint64_t ok, uint64_t total) {
+  kputs("sfu-count ");
+  kputs(name);
+  kputs(" ");
+  kput_dec(ok);
+  kputs(" ");
+  kput_dec(total);
+  kputs("\n");
+}
+
 void kernel_done(int failed) {
   kputs("sfu-done ");
   kput_dec((uint64_t)failed);

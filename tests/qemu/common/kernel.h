@@ -18,7 +18,9 @@ extern "C" {
 /* One character to the serial console (16550, PL011, SCLP), polled: safe in any context. */
 void arch_putc(char c);
 
-/* Ends the QEMU run: exit status 0 when failed is 0, else non-zero. */
+/* Ends the QEMU run; failed is non-zero if anything failed. The runner never reads QEMU's exit
+ * status (x86's debug-exit device makes it (v << 1) | 1 anyway): it judges by the sfu-done line
+ * kernel_done prints first. */
 __attribute__((noreturn)) void arch_exit(int failed);
 
 /* This kernel's walk configuration: its stacks (innermost first: exception/IST, interrupt,
@@ -54,6 +56,9 @@ void kernel_trace(const char *name, const char *expect, const struct sfu_regs *r
  * traces, one per event. */
 void kernel_trace_numbered(const char *prefix, uint64_t n, const char *expect, const struct sfu_regs *regs);
 
+/* A scenario the kernel checks itself: prints "sfu-count NAME OK TOTAL" (OK of TOTAL correct). */
+void kernel_count(const char *name, uint64_t ok, uint64_t total);
+
 /* Ends the run: prints "sfu-done FAILED" (FAILED = on-device failures, usually 0) and exits. */
 __attribute__((noreturn)) void kernel_done(int failed);
 
@@ -61,6 +66,9 @@ __attribute__((noreturn)) void kernel_done(int failed);
  * tail call, so each leaves a frame and a return address. run_chain itself jumps to chain_1 (a
  * tail call at -O2): it leaves no frame. */
 void run_chain(void (*fault)(void));
+
+/* The frames run_chain leaves under the function it calls, innermost first, for expectations. */
+#define RUN_CHAIN_FRAMES "chain_6 chain_5 chain_4 chain_3 chain_2 chain_1"
 
 #ifdef __cplusplus
 }

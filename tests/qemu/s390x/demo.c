@@ -1,7 +1,6 @@
 /* make demo ARCH=s390x: the kernel_main of the demo kernel. One operation exception at the bottom
  * of a call chain, its backtrace from the program-check handler, and out. */
 #include "kernel.h"
-#include "scenarios.h"
 #include "traps.h"
 
 __attribute__((noreturn)) void kernel_main(void);

@@ -32,7 +32,7 @@ S390X_QEMU := qemu-system-s390x -machine s390-ccw-virtio -cpu qemu -m 128M -disp
 define s390x_kernel
 S390X_OBJS_$(1) := \
 	$(patsubst $(S390X_SRC)/%,$(S390X_OUT)/$(1)/%.o,$(S390X_SRCS) $(S390X_SRC)/$(3)) \
-	$(patsubst tests/qemu/common/%,$(S390X_OUT)/$(1)/common/%.o,$(QEMU_COMMON_SRCS))
+	$(call qemu_common_objs,$(S390X_OUT)/$(1))
 
 $(S390X_OUT)/$(1)/%.c.o: $(S390X_SRC)/%.c $(S390X_HDRS) $(S390X_SRC)/kernel.mk | $(DEPS_STAMP)
 	@mkdir -p $$(@D)
@@ -42,20 +42,15 @@ $(S390X_OUT)/$(1)/%.S.o: $(S390X_SRC)/%.S $(S390X_HDRS) $(S390X_SRC)/kernel.mk |
 	@mkdir -p $$(@D)
 	$(S390X_CC) $(S390X_ASFLAGS) -c $$< -o $$@
 
-$(S390X_OUT)/$(1)/common/%.c.o: tests/qemu/common/%.c $(S390X_HDRS) | $(DEPS_STAMP)
-	@mkdir -p $$(@D)
-	$(S390X_CC) $(S390X_CFLAGS) -c $$< -o $$@
+$(call qemu_common_rule,$(S390X_OUT)/$(1),$(S390X_CC) $(S390X_CFLAGS),$(S390X_HDRS))
 
 # Link, write the table into the reserved .sframe, and check every row against the CFI
-# (sfu verify fails on any mismatch or function left without rows).
+# (qemu_sframe_finish: no mismatch, no function left without rows).
 $(S390X_OUT)/$(1).elf: $$(S390X_OBJS_$(1)) $(S390X_SRC)/kernel.ld $(BUILD)/s390x/libsfu.a \
 		$(TOOLS_DIR)/sfu
 	$(S390X_LD) -nostdlib -Llinker -T $(S390X_SRC)/kernel.ld -o $$@.tmp \
 		$$(S390X_OBJS_$(1)) $(BUILD)/s390x/libsfu.a
-	$(TOOLS_DIR)/sfu gen $$@.tmp -o $$@.tmp --sframe-version $(2)
-	$(TOOLS_DIR)/sfu verify $$@.tmp | tee $$@.verify
-	@grep -q ' 0 mismatches, 0 not covered$$$$' $$@.verify
-	@mv $$@.tmp $$@
+	$$(call qemu_sframe_finish,$$@,$(2),all)
 endef
 
 $(eval $(call s390x_kernel,gen-v2,2,main.c))
@@ -66,5 +61,5 @@ QEMU_KERNELS += $(S390X_OUT)/gen-v2.elf $(S390X_OUT)/gen-v3.elf $(S390X_OUT)/dem
 QEMU_RUNS += "s390x gen-v2|$(S390X_OUT)/gen-v2.elf|$(S390X_QEMU)" \
 	"s390x gen-v3|$(S390X_OUT)/gen-v3.elf|$(S390X_QEMU)" \
 	"s390x demo|$(S390X_OUT)/demo.elf|$(S390X_QEMU)"
-# No quotes and no space in the label: qemu.mk splits this at '|' and quotes it itself.
+# qemu.mk's demo rule drops any double quotes and takes the ELF from the second '|' field.
 QEMU_DEMO_s390x := s390x-demo|$(S390X_OUT)/demo.elf|$(S390X_QEMU)

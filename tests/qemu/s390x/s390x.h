@@ -8,7 +8,6 @@
 #define LC_EXT_CPU_ADDR 0x84 /* external interrupt: CPU address (2 bytes), then its code (2) */
 #define LC_PGM_ILC 0x8c      /* program interrupt: instruction length (bytes) in bits 13-14, */
                              /* then the interruption code (2 bytes) */
-#define LC_PER_ADDRESS 0x98  /* PER event: address of the instruction that caused it */
 #define LC_EXT_OLD_PSW 0x130
 #define LC_PGM_OLD_PSW 0x150
 #define LC_RESTART_NEW_PSW 0x1a0
@@ -48,8 +47,7 @@
 #define TF_PSW_ADDR 136
 #define TF_FPRS 144     /* f0-f15, by register number */
 #define TF_INT_CODE 272 /* program: ILC halfword, code halfword; external: CPU, code */
-#define TF_PER_ADDRESS 280
-#define TF_SIZE 288
+#define TF_SIZE 280
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>
@@ -60,12 +58,10 @@ struct trap_frame {
   uint64_t fprs[16];
   uint32_t int_code;
   uint32_t pad;
-  uint64_t per_address;
 };
 _Static_assert(sizeof(struct trap_frame) == TF_SIZE, "entry.S offsets");
 _Static_assert(__builtin_offsetof(struct trap_frame, fprs) == TF_FPRS, "entry.S offsets");
-_Static_assert(__builtin_offsetof(struct trap_frame, per_address) == TF_PER_ADDRESS,
-               "entry.S offsets");
+_Static_assert(__builtin_offsetof(struct trap_frame, int_code) == TF_INT_CODE, "entry.S offsets");
 
 /* Called by entry.S with the interrupted context; they may change the PSW to resume elsewhere. */
 void program_check_handler(struct trap_frame *tf);

@@ -2,10 +2,6 @@
 #ifndef S390X_SCENARIOS_H
 #define S390X_SCENARIOS_H
 
-/* The frames run_chain (tests/qemu/common/kernel.c) leaves under the function it calls, innermost
- * first. run_chain itself ends in a tail call (a jump to chain_1) at -O2: no frame of its own. */
-#define RUN_CHAIN_FRAMES "chain_6 chain_5 chain_4 chain_3 chain_2 chain_1"
-
 int scenario_faults(void);      /* 1: faults at the bottom of a call chain (faults.c) */
 int scenario_sampling(void);    /* 2: timer-interrupt sampling (sampling.c) */
 int scenario_single_step(void); /* 3: PER instruction-fetch single-step (stepping.c) */

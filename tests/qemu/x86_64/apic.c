@@ -34,11 +34,6 @@ void apic_timer_oneshot(uint32_t ns) {
   *reg(APIC_TIMER_INITIAL) = ns ? ns : 1;
 }
 
-void apic_timer_stop(void) {
-  *reg(APIC_LVT_TIMER) = LVT_MASKED | VEC_TIMER;
-  *reg(APIC_TIMER_INITIAL) = 0;
-}
-
 void apic_eoi(void) { *reg(APIC_EOI) = 0; }
 
 void apic_send_nmi_self(void) {

@@ -12,8 +12,7 @@ static void on_invalid_opcode(struct trap_frame *f) {
   kputs(". Walking from the registers the CPU saved:\n\n");
   /* A checked trace, so that make qemu-test keeps the demo honest too. */
   kernel_trace("demo/invalid-opcode",
-               "demo_fault chain_6 chain_5 chain_4 chain_3 chain_2 chain_1 kernel_main _start"
-               " | end-of-stack",
+               "demo_fault " RUN_CHAIN_FRAMES " kernel_main _start | end-of-stack",
                &regs);
 
   struct sfu_walk_config config = {0};

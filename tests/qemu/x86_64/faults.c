@@ -20,8 +20,7 @@ static noipa void fault_divide(void) {
 }
 
 /* run_chain tail-calls chain_1, so chain_1 returns straight into scenario_faults. */
-#define CALLERS \
-  " chain_6 chain_5 chain_4 chain_3 chain_2 chain_1 scenario_faults kernel_main _start"
+#define CALLERS " " RUN_CHAIN_FRAMES " scenario_faults kernel_main _start"
 
 static const struct fault_case {
   const char *name;

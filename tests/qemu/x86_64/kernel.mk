@@ -11,7 +11,6 @@
 X86_SRC := tests/qemu/x86_64
 X86_OUT := $(QEMU_DIR)/x86_64
 X86_LIB := $(BUILD)/x86_64/libsfu.a
-X86_SFU := $(TOOLS_DIR)/sfu
 X86_QEMU := qemu-system-x86_64 -machine q35 -cpu max -m 128M -display none -nodefaults -no-reboot \
 	-serial stdio -device isa-debug-exit,iobase=0xf4,iosize=0x04 -icount shift=0
 
@@ -34,15 +33,13 @@ x86_comma := ,
 # (written by sfu gen after the link, then checked against the CFI by sfu verify).
 define x86_variant
 X86_OBJS_$(1) := $$(patsubst %,$(X86_OUT)/$(1)/%.o,$$(basename $(4))) \
-	$$(patsubst tests/qemu/common/%.c,$(X86_OUT)/$(1)/common/%.o,$$(QEMU_COMMON_SRCS))
+	$$(call qemu_common_objs,$(X86_OUT)/$(1))
 X86_GSFRAME_$(1) := $(if $(filter gas,$(2)),-Wa$$(x86_comma)--gsframe)
 
 $(X86_OUT)/$(1)/%.o: $(X86_SRC)/%.c $$(X86_DEPS) | $$(DEPS_STAMP)
 	@mkdir -p $$(@D)
 	gcc $$(X86_CFLAGS) $$(X86_FLAGS_$$*) $$(X86_GSFRAME_$(1)) -c $$< -o $$@
-$(X86_OUT)/$(1)/common/%.o: tests/qemu/common/%.c $$(X86_DEPS) | $$(DEPS_STAMP)
-	@mkdir -p $$(@D)
-	gcc $$(X86_CFLAGS) $$(X86_GSFRAME_$(1)) -c $$< -o $$@
+$(call qemu_common_rule,$(X86_OUT)/$(1),gcc $$(X86_CFLAGS) $$(X86_GSFRAME_$(1)),$$(X86_DEPS))
 $(X86_OUT)/$(1)/%.o: $(X86_SRC)/%.S $$(X86_DEPS) | $$(DEPS_STAMP)
 	@mkdir -p $$(@D)
 	gcc $$(X86_ASFLAGS) $$(X86_GSFRAME_$(1)) -c $$< -o $$@
@@ -50,13 +47,14 @@ $(X86_OUT)/$(1)/kernel.lds: $(X86_SRC)/kernel.lds.S $(X86_SRC)/kernel.mk
 	@mkdir -p $$(@D)
 	gcc -E -P -undef -x c $(if $(filter gen,$(2)),-DSFU_TABLE_GENERATED) $$< -o $$@
 
+# gas's table is not verified: gas 2.40 writes ordinary rows for _start (V1 has no outermost row)
+# and for the trap entry code, whose return address is in the trap frame, not at CFA-8 as x86_64
+# rows must say (tests/gen/README.md). sfu gen leaves the entry code out instead. Walks end at
+# _start's zero return address and cross the entry code by the trap layout, not rows.
 $(X86_OUT)/$(1).elf: $$(X86_OBJS_$(1)) $(X86_OUT)/$(1)/kernel.lds $(X86_LIB) \
-		$(if $(filter gen,$(2)),$(X86_SFU))
+		$(if $(filter gen,$(2)),$(TOOLS_DIR)/sfu)
 	ld $$(X86_LDFLAGS) -T $(X86_OUT)/$(1)/kernel.lds -o $$@.tmp $$(X86_OBJS_$(1)) $(X86_LIB)
-$(if $(filter gen,$(2)),
-	$(X86_SFU) gen $$@.tmp -o $$@.tmp --sframe-version $(3)
-	$(X86_SFU) verify $$@.tmp)
-	mv $$@.tmp $$@
+	$(if $(filter gen,$(2)),$$(call qemu_sframe_finish,$$@,$(3)),mv $$@.tmp $$@)
 endef
 
 $(eval $(call x86_variant,gas-v1,gas,1,$(X86_ARCH_SRCS) $(X86_TEST_SRCS)))
@@ -67,6 +65,5 @@ $(eval $(call x86_variant,demo,gen,2,$(X86_ARCH_SRCS) $(X86_DEMO_SRCS)))
 X86_VARIANTS := gas-v1 gen-v2 gen-v3 demo
 QEMU_KERNELS += $(foreach v,$(X86_VARIANTS),$(X86_OUT)/$(v).elf)
 QEMU_RUNS += $(foreach v,$(X86_VARIANTS),"x86_64 $(v)|$(X86_OUT)/$(v).elf|$(X86_QEMU)")
-# No quotes and no space in the label: qemu.mk's demo rule quotes the whole value itself and
-# takes the ELF as its second word.
+# qemu.mk's demo rule drops any double quotes and takes the ELF from the second '|' field.
 QEMU_DEMO_x86_64 := x86_64-demo|$(X86_OUT)/demo.elf|$(X86_QEMU)

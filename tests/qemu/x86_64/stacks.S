@@ -25,8 +25,6 @@ nmi_stack:                                /* NMIs (IST3) */
 	GUARD
 	.globl small_stack
 small_stack:                              /* what the double-fault scenario overflows */
-	.skip 4096
-	.globl stacks_end
-stacks_end:
+	.skip SMALL_STACK_SIZE
 
 	.section .note.GNU-stack, "", @progbits

@@ -123,10 +123,6 @@ int scenario_step(void) {
   step_root();
   trap_set_handler(VEC_DB, 0);
   trap_set_handler(VEC_BP, 0);
-  kputs("sfu-count 3-single-step ");
-  kput_dec(st.ok);
-  kputs(" ");
-  kput_dec(st.total);
-  kputs("\n");
+  kernel_count("3-single-step", st.ok, st.total);
   return 0;
 }

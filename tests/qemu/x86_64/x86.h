@@ -80,7 +80,6 @@ void serial_init(void);
 void cpu_init(void); /* GDT, TSS with the IST stacks, IDT; PIC masked */
 void apic_init(void);
 void apic_timer_oneshot(uint32_t ns); /* one VEC_TIMER interrupt in about ns nanoseconds */
-void apic_timer_stop(void);
 void apic_eoi(void);
 void apic_send_nmi_self(void);
 
