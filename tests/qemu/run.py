@@ -160,47 +160,33 @@ def check_trace(t, names, calls):
     return None
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--sfu', required=True)
-    ap.add_argument('--elf', required=True)
-    ap.add_argument('--label', required=True)
-    ap.add_argument('--timeout', type=float, default=120)
-    ap.add_argument('--log', required=True)
-    ap.add_argument('qemu', nargs=argparse.REMAINDER)
-    a = ap.parse_args()
-    cmd = a.qemu[1:] if a.qemu and a.qemu[0] == '--' else a.qemu
+def trace_names(sfu, elf, traces):
+    """{pc: function} for every frame of the traces (return addresses looked up as PC-1)."""
+    return symbolize(sfu, elf, sorted({pc - 1 if src in RETURN_SOURCES else pc
+                                       for t in traces for pc, src in t.frames}))
 
-    failures = []
-    with open(a.log, 'w') as log:
-        try:
-            proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT, timeout=a.timeout)
-            output = proc.stdout.decode('utf-8', 'replace')
-        except subprocess.TimeoutExpired as e:
-            output = (e.stdout or b'').decode('utf-8', 'replace')
-            failures.append(('boot', 'killed after %gs: the guest hung' % a.timeout))
-        log.write(output)
-    traces, counts, done, errors = parse(output.splitlines())
-    for e in errors:
-        failures.append(('boot', e))
-    if done is None and not any(f[0] == 'boot' for f in failures):
+
+def judge(lines, sfu, elf, timed_out=False):
+    """Every check of one run's serial output. Returns (scenarios, counted, failures):
+    {scenario: [checks, [why, ...]]}, the count lines that passed as (name, ok, total), and
+    run-level failures as (what, why)."""
+    traces, counts, done, errors = parse(lines)
+    failures = [('boot', e) for e in errors]
+    if done is None and not timed_out:
         failures.append(('boot', 'no sfu-done line: the guest crashed or stopped early'))
     elif done not in (None, '0'):
         failures.append(('boot', 'the guest reported %s failures' % done))
+    names = trace_names(sfu, elf, traces)
 
-    pcs = sorted({pc - 1 if src in RETURN_SOURCES else pc for t in traces for pc, src in t.frames})
-    names = symbolize(a.sfu, a.elf, pcs)
-
-    # Scenario = the trace name up to its first '/': "1-faults/ud2" belongs to "1-faults".
     call_sites = []  # read the disassembly once, and only if a trace needs it
 
     def calls():
         if not call_sites:
-            call_sites.append(CallSites(a.elf))
+            call_sites.append(CallSites(elf))
         return call_sites[0]
 
-    scenarios = {}
+    # Scenario = the trace name up to its first '/': "1-faults/ud2" belongs to "1-faults".
+    scenarios, counted = {}, []
     for t in traces:
         s = scenarios.setdefault(t.name.split('/')[0], [0, []])
         s[0] += 1
@@ -213,8 +199,39 @@ def main():
         if total == 0 or ok != total:
             s[1].append('%s: %d of %d correct' % (name, ok, total))
         else:
-            print('qemu: %s %s: %d of %d correct' % (a.label, name, ok, total))
+            counted.append((name, ok, total))
+    if not scenarios and not failures:
+        failures.append(('boot', 'the guest printed no scenario'))
+    return scenarios, counted, failures
 
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--sfu', required=True)
+    ap.add_argument('--elf', required=True)
+    ap.add_argument('--label', required=True)
+    ap.add_argument('--timeout', type=float, default=120)
+    ap.add_argument('--log', required=True)
+    ap.add_argument('qemu', nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    cmd = a.qemu[1:] if a.qemu and a.qemu[0] == '--' else a.qemu
+
+    timed_out = False
+    with open(a.log, 'w') as log:
+        try:
+            proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, timeout=a.timeout)
+            output = proc.stdout.decode('utf-8', 'replace')
+        except subprocess.TimeoutExpired as e:
+            output = (e.stdout or b'').decode('utf-8', 'replace')
+            timed_out = True
+        log.write(output)
+    scenarios, counted, failures = judge(output.splitlines(), a.sfu, a.elf, timed_out)
+    if timed_out:
+        failures.insert(0, ('boot', 'killed after %gs: the guest hung' % a.timeout))
+
+    for name, ok, total in counted:
+        print('qemu: %s %s: %d of %d correct' % (a.label, name, ok, total))
     passed = failed = 0
     for name, (n, fails) in scenarios.items():
         print('qemu: %s %s: %s (%d checks)' % (a.label, name, 'FAIL' if fails else 'pass', n))
@@ -225,9 +242,6 @@ def main():
     for name, why in failures:
         print('qemu: %s %s: FAIL' % (a.label, name))
         print('    ' + why)
-        failed += 1
-    if not scenarios and not failures:
-        print('qemu: %s: FAIL (the guest printed no scenario)' % a.label)
         failed += 1
     print('qemu-run: %d passed, %d failed' % (passed, failed))
     print('    log: ' + a.log)

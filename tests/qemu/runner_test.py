@@ -40,8 +40,7 @@ def main():
 
     def verdict(lines):
         traces, counts, done, errors = run.parse(lines)
-        pcs = sorted({pc - 1 if s in run.RETURN_SOURCES else pc for t in traces for pc, s in t.frames})
-        names = run.symbolize(sfu, elf, pcs)
+        names = run.trace_names(sfu, elf, traces)
         whys = [run.check_trace(t, names, lambda: calls) for t in traces]
         return traces, counts, done, errors, [w for w in whys if w]
 
@@ -91,6 +90,26 @@ def main():
     case('counts are read', counts == [('2-sampling', 9999, 10000)])
     _, _, done, _, _ = verdict(serial(exact, done=None))
     case('a run without sfu-done is seen', done is None)
+
+    # The run as a whole (run.judge, what run.py prints from).
+    def run_failures(lines, timed_out=False):
+        scenarios, counted, failures = run.judge(lines, sfu, elf, timed_out)
+        return [w for _, (_, whys) in sorted(scenarios.items()) for w in whys] + [w for _, w in failures]
+
+    case('a good run passes', run_failures(serial(exact)) == [])
+    case('a run without sfu-done fails',
+         run_failures(serial(exact, done=None)) == ['no sfu-done line: the guest crashed or stopped early'])
+    case('a hung run is not also reported as without sfu-done', run_failures(serial(exact, done=None), True) == [])
+    case('on-device failures fail the run', run_failures(serial(exact, done='2')) == ['the guest reported 2 failures'])
+    case('an sfu-error line fails the run',
+         run_failures(['sfu-error 1-faults/x: the fault did not happen'] + serial(exact)) ==
+         ['sfu-error 1-faults/x: the fault did not happen'])
+    case('a count short of its total fails',
+         run_failures(['sfu-count 2-sampling 9999 10000', 'sfu-done 0']) == ['2-sampling: 9999 of 10000 correct'])
+    case('a count of nothing fails', run_failures(['sfu-count 2-sampling 0 0', 'sfu-done 0']) == ['2-sampling: 0 of 0 correct'])
+    case('a run with no scenario fails', run_failures(['booting', 'sfu-done 0']) == ['the guest printed no scenario'])
+    case('a wrong trace fails the run',
+         run_failures(serial('chain_d chain_b chain_c chain_a main _start | end-of-stack'))[0].startswith('1-faults/x: frames '))
     print('runner: %d passed, %d failed' % (passed, failed))
     return 0 if failed == 0 else 1
 
