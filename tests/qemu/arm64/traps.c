@@ -10,13 +10,6 @@ static struct {
 
 static sync_hook scenario_hook;
 
-void trap_regs(const struct trap_frame *frame, struct sfu_regs *regs) {
-  regs->pc = frame->elr;
-  for (int n = 0; n < 31; n++) regs->r[n] = frame->x[n];
-  regs->r[SFU_ARM64_SP] = frame->sp;
-  regs->valid = 0xffffffffu; /* x0..x30 and SP */
-}
-
 void trace_next_fault(unsigned ec, const char *name, const char *expect) {
   next_fault.ec = ec;
   next_fault.name = name;

@@ -13,6 +13,10 @@ static const struct sfu_trap_layout entry_layout = {
 };
 #undef X
 
+void trap_regs(const struct trap_frame *frame, struct sfu_regs *regs) {
+  kernel_regs_from_layout(frame, &entry_layout, regs);
+}
+
 void arch_walk_config(struct sfu_walk_config *config) {
   /* Innermost first: a walk moves from the handlers' stack to the task's, never back. */
   static struct sfu_stack stacks[2];

@@ -62,6 +62,16 @@ void kernel_count(const char *name, uint64_t ok, uint64_t total) {
   kputs("\n");
 }
 
+void kernel_regs_from_layout(const void *base, const struct sfu_trap_layout *layout,
+                             struct sfu_regs *regs) {
+  /* Every slot is an aligned 64-bit field of the entry code's frame. */
+  const uint8_t *p = (const uint8_t *)base;
+  regs->pc = *(const uint64_t *)(p + layout->pc);
+  for (unsigned n = 0; n < SFU_REGS_MAX; n++)
+    regs->r[n] = ((layout->saved >> n) & 1) ? *(const uint64_t *)(p + layout->reg[n]) : 0;
+  regs->valid = layout->saved;
+}
+
 void kernel_done(int failed) {
   kputs("sfu-done ");
   kput_dec((uint64_t)failed);

@@ -59,6 +59,12 @@ void kernel_trace_numbered(const char *prefix, uint64_t n, const char *expect, c
 /* A scenario the kernel checks itself: prints "sfu-count NAME OK TOTAL" (OK of TOTAL correct). */
 void kernel_count(const char *name, uint64_t ok, uint64_t total);
 
+/* The registers entry code saved, read from its frame (offsets from `base`) through the layout
+ * arch_walk_config gives for crossing that code: a trace's start and a crossing of the same
+ * frame read the same slots. */
+void kernel_regs_from_layout(const void *base, const struct sfu_trap_layout *layout,
+                             struct sfu_regs *regs);
+
 /* Ends the run: prints "sfu-done FAILED" (FAILED = on-device failures, usually 0) and exits. */
 __attribute__((noreturn)) void kernel_done(int failed);
 

@@ -42,16 +42,6 @@ int fault_taken(void) {
   return seen;
 }
 
-/* DWARF numbers 16-31 name f0 f2 f4 f6 f1 f3 f5 f7 f8 f10 f12 f14 f9 f11 f13 f15. */
-static const uint8_t dwarf_fpr[16] = {0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15};
-
-void trap_regs(const struct trap_frame *tf, struct sfu_regs *regs) {
-  regs->pc = tf->psw_addr;
-  for (int n = 0; n < 16; n++) regs->r[n] = tf->gprs[n];
-  for (int k = 0; k < 16; k++) regs->r[16 + k] = tf->fprs[dwarf_fpr[k]];
-  regs->valid = 0xffffffffu;
-}
-
 static void unexpected(const char *what, const struct trap_frame *tf) {
   kputs("\nsfu-error unexpected "); /* on a line of its own, whatever was being printed */
   kputs(what);
@@ -101,6 +91,7 @@ static struct sfu_stack stacks[3];
 /* Both entries build the same trap frame, at the SP they call C with plus 160. */
 #define TF_AT(off) (STACK_FRAME_OVERHEAD + (off))
 #define GPR(n) [n] = TF_AT(TF_GPRS + 8 * (n))
+/* DWARF numbers 16-31 name f0 f2 f4 f6 f1 f3 f5 f7 f8 f10 f12 f14 f9 f11 f13 f15. */
 #define FPR(k, f) [16 + (k)] = TF_AT(TF_FPRS + 8 * (f))
 static const struct sfu_trap_layout entry_layout = {
     .pc = TF_AT(TF_PSW_ADDR),
@@ -112,6 +103,11 @@ static const struct sfu_trap_layout entry_layout = {
     .saved = 0xffffffffu,
 };
 static struct sfu_trap_entry traps[2];
+
+/* The layout's offsets are from the SP the entries call C with, 160 bytes below the frame. */
+void trap_regs(const struct trap_frame *tf, struct sfu_regs *regs) {
+  kernel_regs_from_layout((const uint8_t *)tf - STACK_FRAME_OVERHEAD, &entry_layout, regs);
+}
 
 void arch_walk_config(struct sfu_walk_config *config) {
   stacks[0] =

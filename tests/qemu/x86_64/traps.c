@@ -38,28 +38,6 @@ void trap_dispatch(struct trap_frame *f) {
   __asm__ volatile("" ::: "memory"); /* a call, not a tail call: traces show this frame */
 }
 
-void trap_regs(const struct trap_frame *f, struct sfu_regs *r) {
-  r->pc = f->rip;
-  r->r[0] = f->rax;
-  r->r[1] = f->rdx;
-  r->r[2] = f->rcx;
-  r->r[3] = f->rbx;
-  r->r[4] = f->rsi;
-  r->r[5] = f->rdi;
-  r->r[6] = f->rbp;
-  r->r[7] = f->rsp;
-  r->r[8] = f->r8;
-  r->r[9] = f->r9;
-  r->r[10] = f->r10;
-  r->r[11] = f->r11;
-  r->r[12] = f->r12;
-  r->r[13] = f->r13;
-  r->r[14] = f->r14;
-  r->r[15] = f->r15;
-  for (unsigned i = 16; i < SFU_REGS_MAX; i++) r->r[i] = 0;
-  r->valid = 0xffff; /* rax..r15, DWARF 0-15 */
-}
-
 int trap_fixup(struct trap_frame *f) {
   for (const struct fixup *p = __fixup_start; p < __fixup_end; p++) {
     if (p->fault == f->rip) {

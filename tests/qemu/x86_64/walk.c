@@ -31,6 +31,10 @@ static const struct sfu_trap_layout trap_layout = {
     .saved = 0xffff,
 };
 
+void trap_regs(const struct trap_frame *f, struct sfu_regs *r) {
+  kernel_regs_from_layout(f, &trap_layout, r);
+}
+
 void arch_walk_config(struct sfu_walk_config *config) {
   /* A walk moves only down this list: a double fault or an NMI may interrupt the timer
    * interrupt, which may interrupt code on the small stack or the task stack. */
