@@ -25,6 +25,23 @@ rows_only() {  # FILE AMD64(0|1)
     }' "$1"
 }
 
+# Debian's objdump (2.40) on a V1 table against sfu dump's text of the same ELF: objdump must
+# read it without a warning and print the same, non-empty rows. Prints why not (with a short
+# diff), nothing when they agree. Work files are OUT.objdump*, OUT.sfu.rows.
+compare_with_objdump() {  # OBJDUMP ELF SFU_DUMP_TEXT AMD64(0|1) OUT
+  local od=$1 elf=$2 sfu_text=$3 amd64=$4 out=$5
+  if ! "$od" --sframe "$elf" >"$out.objdump" 2>&1 || grep -qi 'warning\|error' "$out.objdump"; then
+    echo "objdump: $(grep -m1 -i 'warning\|error' "$out.objdump")"
+    return
+  fi
+  sframe_text "$out.objdump" | rows_only /dev/stdin "$amd64" >"$out.objdump.rows"
+  rows_only "$sfu_text" 0 >"$out.sfu.rows"
+  grep -q '^[0-9a-f]\{16\} ' "$out.objdump.rows" || { echo "objdump printed no rows"; return; }
+  cmp -s "$out.objdump.rows" "$out.sfu.rows" && return
+  echo "rows differ from sfu dump"
+  short_diff "$out.objdump.rows" "$out.sfu.rows"
+}
+
 # Prints a short unified diff of two files, indented under the FAIL line.
 short_diff() {
   diff -u --label expected --label actual "$1" "$2" | head -n 20 | sed 's/^/    /'

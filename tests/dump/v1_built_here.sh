@@ -31,18 +31,15 @@ common_flags=(-O2 -Wa,--gsframe -nostdlib -static -fno-stack-protector -Wl,-e,sf
 check() {  # DIR VARIANT OBJDUMP
   local dir=$1 variant=$2 objdump=$3 amd64=0
   [ "$variant" = x86_64 ] && amd64=1
-  "$objdump" --sframe "$dir/prog" >"$dir/objdump.out" 2>&1 || { echo "objdump failed"; return; }
-  sframe_text "$dir/objdump.out" >"$dir/objdump.txt"
   "$sfu" dump "$dir/prog" >"$dir/sfu.txt" 2>"$dir/sfu.err" || { echo "sfu dump: $(head -n 1 "$dir/sfu.err")"; return; }
   # Debian's gas must have written version 1, or this is not the test it claims to be.
   grep -qx '    Version: SFRAME_VERSION_1' "$dir/sfu.txt" || { echo "not an SFrame V1 table"; return; }
-  rows_only "$dir/objdump.txt" "$amd64" >"$dir/objdump.rows"
-  rows_only "$dir/sfu.txt" 0 >"$dir/sfu.rows"
-  grep -q '^[0-9a-f]\{16\} ' "$dir/objdump.rows" || { echo "objdump printed no rows"; return; }
-  cmp -s "$dir/objdump.rows" "$dir/sfu.rows" || { echo "rows differ"; short_diff "$dir/objdump.rows" "$dir/sfu.rows"; return; }
+  local why
+  why=$(compare_with_objdump "$objdump" "$dir/prog" "$dir/sfu.txt" "$amd64" "$dir/prog")
+  [ -z "$why" ] || { echo "$why"; return; }
   case $variant in
-    *-pac) grep -qF '[s]' "$dir/sfu.rows" || echo "pac-ret build has no [s] rows" ;;
-    arm64) grep -qF '[s]' "$dir/sfu.rows" && echo "[s] rows without pac-ret" ;;
+    *-pac) grep -qF '[s]' "$dir/prog.sfu.rows" || echo "pac-ret build has no [s] rows" ;;
+    arm64) grep -qF '[s]' "$dir/prog.sfu.rows" && echo "[s] rows without pac-ret" ;;
   esac
 }
 

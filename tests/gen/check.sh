@@ -78,20 +78,10 @@ check_generated() {  # IMAGE ARCH VERSION
   fi
   [[ $v == 1 ]] || return
   # Debian's objdump (2.40) reads V1: it must accept the table and print the same rows.
-  local od=${objdump_for[$arch]} amd64=0
+  local amd64=0 why
   [[ $arch == x86_64 ]] && amd64=1
-  if ! "$od" --sframe "$out" >"$out.objdump" 2>&1 || grep -qi 'warning\|error' "$out.objdump"; then
-    fail "$name objdump" "$(grep -m1 -i 'warning\|error' "$out.objdump")"
-    return
-  fi
-  sframe_text "$out.objdump" | rows_only /dev/stdin "$amd64" >"$out.objdump.rows"
-  rows_only "$out.dump" 0 >"$out.sfu.rows"
-  if [[ ! -s $out.sfu.rows ]] || ! cmp -s "$out.objdump.rows" "$out.sfu.rows"; then
-    fail "$name objdump" "rows differ from sfu dump"
-    short_diff "$out.objdump.rows" "$out.sfu.rows"
-  else
-    pass "$name objdump"
-  fi
+  why=$(compare_with_objdump "${objdump_for[$arch]}" "$out" "$out.dump" "$amd64" "$out")
+  [[ -z $why ]] && pass "$name objdump" || fail "$name objdump" "$why"
 }
 
 # What gas 2.40 gets wrong in this corpus (tests/gen/README.md): _start has ordinary rows where
