@@ -4,12 +4,14 @@
 #include <set>
 #include <utility>
 
+#include "sframe/format.h"
+
 namespace sfu::test {
 namespace {
 
 constexpr unsigned kHeaderSize = 28;
 
-bool is_aarch64(uint8_t abi) { return abi == SFU_ABI_AARCH64_BE || abi == SFU_ABI_AARCH64_LE; }
+using sframe::abi_aarch64;
 
 uint8_t code_for(int64_t v) { return v >= -128 && v < 128 ? 0 : v >= -32768 && v < 32768 ? 1 : 2; }
 
@@ -79,7 +81,7 @@ GenTable generate(Rng &rng) {
     at = f.start + f.size;
     f.pcmask = f.size > 0 && rng.one_in(8);
     f.rep_size = f.pcmask && t.version >= 2 ? uint8_t(1 + rng.below(32)) : 0;
-    f.key_b = is_aarch64(t.abi) && rng.one_in(4);
+    f.key_b = abi_aarch64(t.abi) && rng.one_in(4);
     f.signal = t.version == 3 && rng.one_in(8);
     f.flex = t.version == 3 && rng.one_in(4);
     uint32_t limit = f.pcmask ? (t.version == 1 ? 256 : f.rep_size) : std::max<uint32_t>(f.size, 1);
@@ -96,7 +98,7 @@ GenTable generate(Rng &rng) {
       bool outermost = t.version >= 2 && rng.one_in(10);  // no words: RA undefined
       if (!outermost) r.w = f.flex ? flex_words(rng) : default_words(t, rng);
       r.base_sp = !f.flex && !rng.one_in(3);  // producers write 0 for flex rows
-      r.ra_signed = is_aarch64(t.abi) && rng.one_in(3);
+      r.ra_signed = abi_aarch64(t.abi) && rng.one_in(3);
       uint8_t code = 0;
       for (int32_t v : r.w) code = std::max(code, code_for(v));
       if (!r.w.empty() && rng.one_in(4)) code = uint8_t(std::min<uint64_t>(2, code + 1 + rng.below(2)));

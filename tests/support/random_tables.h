@@ -16,6 +16,7 @@
 
 #include <vector>
 
+#include "sframe/format.h"
 #include "sfu/sframe.h"
 
 namespace sfu::test {
@@ -75,7 +76,7 @@ struct GenTable {
   int8_t fixed_fp = 0, fixed_ra = -8;
   uint64_t sec_addr = 0;  // the address the section is loaded at
   std::vector<GenFunc> funcs;
-  bool big() const { return abi == SFU_ABI_AARCH64_BE || abi == SFU_ABI_S390X_BE; }
+  bool big() const { return sframe::abi_big_endian(abi); }
 };
 
 // A flex control word: base register `reg` (reg_p) or the CFA, loaded through (deref) or not.

@@ -2,12 +2,12 @@
 
 #include <stdexcept>
 
+#include "sframe/format.h"
 #include "sfu/sframe.h"
 
 namespace sfu::test {
 namespace {
 
-bool big_endian_abi(uint8_t abi) { return abi == SFU_ABI_AARCH64_BE || abi == SFU_ABI_S390X_BE; }
 
 struct Writer {
   std::vector<uint8_t> &out;
@@ -46,7 +46,7 @@ void patch(std::vector<uint8_t> &sec, uint32_t off, uint64_t v, int n) {
 }
 
 std::vector<uint8_t> build_section(const TableSpec &spec, Layout *layout) {
-  bool big = big_endian_abi(spec.abi);
+  bool big = sframe::abi_big_endian(spec.abi);
   uint32_t fde_size = spec.version == 1 ? 17 : spec.version == 2 ? 20 : 16;
   uint8_t flags = spec.flags >= 0 ? uint8_t(spec.flags) : uint8_t(spec.version == 3 ? 0x5 : 0x1);
   bool pcrel = flags & SFU_F_FDE_FUNC_START_PCREL;
