@@ -24,7 +24,7 @@ SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-po
 SAN_DIR := $(BUILD)/host-san
 SAN_OBJS := $(patsubst %.cpp,$(SAN_DIR)/obj/%.o,$(CORE_SRCS)) $(patsubst %.S,$(HOST_DIR)/obj/%.o,$(HOST_ASM))
 
-TEST_CXXFLAGS := -std=c++20 -O1 -g -Wall -Wextra -Wno-maybe-uninitialized -Iinclude -Isrc -Iarch -Itests -Itools -I$(BUILD)/config \
+TEST_CXXFLAGS := -std=c++20 -O1 -g -Wall -Wextra -Wno-maybe-uninitialized -Iinclude -Isrc -Iarch -Itests -I. -I$(BUILD)/config \
 	-DSFU_HOSTED=1 -DSFU_CORPUS_DIR='"$(SFU_CORPUS)"' -DSFU_SOURCE_DIR='"$(CURDIR)"' $(SAN)
 SUPPORT_SRCS := $(sort $(wildcard tests/support/*.cpp))
 SUPPORT_HDRS := $(sort $(wildcard tests/support/*.h))

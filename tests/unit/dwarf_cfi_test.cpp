@@ -1,4 +1,4 @@
-// The DWARF CFI reader (tools/dwarf_cfi.h) on hand-built .eh_frame and .debug_frame sections:
+// The DWARF CFI reader (tools/dwarf/cfi.h) on hand-built .eh_frame and .debug_frame sections:
 // exact rows for every call frame instruction, augmentations and pointer encodings, both byte
 // orders and both length formats, every named error at its exact offset, and damaged sections
 // (cut at every length, every byte flipped) that must give rows or a named error, never a crash.
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "dwarf_cfi.h"
-#include "elf_file.h"
+#include "tools/dwarf/cfi.h"
+#include "tools/elf/elf_file.h"
 
 namespace sfu::tools::cfi {
 // Readable failures. static: other test files may print these types their own way.

@@ -12,7 +12,7 @@
 
 #include "sfu/sframe.h"
 #include "sframe/table.h"
-#include "sframe_encode.h"
+#include "tools/sframe/encode.h"
 #include "support/random_tables.h"
 #include "support/sframe_builder.h"
 

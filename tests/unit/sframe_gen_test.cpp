@@ -6,12 +6,12 @@
 #include <fstream>
 #include <sstream>
 
-#include "elf_file.h"
-#include "sframe_diff.h"
-#include "sframe_encode.h"
-#include "sframe_gen.h"
-#include "sframe_rows.h"
-#include "sframe_verify.h"
+#include "tools/elf/elf_file.h"
+#include "tools/sframe/diff.h"
+#include "tools/sframe/encode.h"
+#include "tools/sframe/gen.h"
+#include "tools/sframe/rows.h"
+#include "tools/sframe/verify.h"
 
 namespace sfu::tools {
 namespace {

@@ -1,12 +1,12 @@
 // Range-by-range comparison of SFrame rows with CFI rows. The correspondence is written from the
 // CFI side: for each SFrame rule kind, which CFI rules mean the same thing.
-#include "sframe_verify.h"
+#include "tools/sframe/verify.h"
 
 #include <algorithm>
 #include <cstdio>
 
 #include "sframe/format.h"
-#include "image_cfi.h"
+#include "tools/dwarf/image_cfi.h"
 
 namespace sfu::tools {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sframe_rows.h"
+#include "tools/sframe/rows.h"
 
 namespace sfu::tools {
 

@@ -2,7 +2,7 @@
 // knowledge sits in one small function: which rows a version and ABI can say at all
 // (common_refusal), the default form's words per ABI (default_words), the V3 flexible form's
 // words (flex_words), then the FRE, FDE and header layouts.
-#include "sframe_encode.h"
+#include "tools/sframe/encode.h"
 
 #include <algorithm>
 #include <array>

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "dwarf_cfi.h"
-#include "sframe_rows.h"
+#include "tools/dwarf/cfi.h"
+#include "tools/sframe/rows.h"
 
 namespace sfu::tools {
 

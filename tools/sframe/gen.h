@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "dwarf_cfi.h"
-#include "sframe_encode.h"
+#include "tools/dwarf/cfi.h"
+#include "tools/sframe/encode.h"
 
 namespace sfu::tools {
 

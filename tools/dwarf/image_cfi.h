@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "dwarf_cfi.h"
-#include "elf_file.h"
+#include "tools/dwarf/cfi.h"
+#include "tools/elf/elf_file.h"
 
 namespace sfu::tools {
 

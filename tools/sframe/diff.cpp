@@ -1,5 +1,5 @@
 // Row-by-row comparison of two tables over the addresses both describe.
-#include "sframe_diff.h"
+#include "tools/sframe/diff.h"
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
 // The objdump --sframe text. Columns show the raw encoding (which word holds what, "U" for the
 // RA padding word, "[s]" for a signed RA), so this reads the FDEs and FREs directly rather
 // than the decoded rules sfu_table_find gives.
-#include "dump.h"
+#include "tools/sframe/dump.h"
 
 #include <cinttypes>
 #include <cstdarg>

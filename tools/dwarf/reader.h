@@ -1,12 +1,12 @@
 // A bounds-checked cursor over part of a CFI section: fixed-size integers in either byte order,
 // LEB128, and DW_EH_PE_* encoded pointers. Positions are section offsets, so every error it
-// reports carries the offset of the field that did not fit. Host code; used by dwarf_cfi.cpp.
+// reports carries the offset of the field that did not fit. Host code; used by cfi.cpp.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
-#include "dwarf_cfi.h"
+#include "tools/dwarf/cfi.h"
 
 namespace sfu::tools::cfi {
 

@@ -1,6 +1,6 @@
 // ELF64 parsing and one edit. Every offset taken from the file is checked against the file size
 // before it is used, so a truncated or corrupt file gives an error, never a wild read.
-#include "elf_file.h"
+#include "tools/elf/elf_file.h"
 
 #include <algorithm>
 #include <cerrno>

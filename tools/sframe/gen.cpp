@@ -1,14 +1,14 @@
 // CFI rules to SFrame rules. What SFrame tracks is only the CFA, the RA and the FP: every other
 // register's rule is dropped (the runtime never restores them). Whether a rule fits the chosen
 // version and ABI is the writer's call (encode_refusal); this file only translates.
-#include "sframe_gen.h"
+#include "tools/sframe/gen.h"
 
 #include <algorithm>
 
 
 #include "sframe/format.h"
 #include "sframe/rule.h"
-#include "image_cfi.h"
+#include "tools/dwarf/image_cfi.h"
 
 namespace sfu::tools {
 namespace {

@@ -1,5 +1,5 @@
 // Reading an image's CFI sections, and what SFrame assumes of the rules in them.
-#include "image_cfi.h"
+#include "tools/dwarf/image_cfi.h"
 
 #include <algorithm>
 #include <cstdio>

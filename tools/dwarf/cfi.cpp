@@ -2,13 +2,13 @@
 // once (cached by offset), and runs every FDE's instructions after its CIE's initial ones into
 // rows. Every read goes through a Reader bounded by the record, so hostile input gives a named
 // error, never a read outside the section.
-#include "dwarf_cfi.h"
+#include "tools/dwarf/cfi.h"
 
 #include <algorithm>
 #include <cstdint>
 
-#include "dwarf_reader.h"
-#include "elf_file.h"
+#include "tools/dwarf/reader.h"
+#include "tools/elf/elf_file.h"
 
 namespace sfu::tools::cfi {
 namespace {

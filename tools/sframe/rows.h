@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sfu/sframe.h"
+#include "tools/elf/elf_file.h"
 
 namespace sfu::tools {
 
@@ -21,6 +22,10 @@ struct SframeFunction {
 // decoder's error (SFU_E_EMPTY for an empty section).
 sfu_error read_sframe_functions(const std::vector<uint8_t> &bytes, uint64_t addr, uint8_t &abi,
                                 std::vector<SframeFunction> &out);
+
+// The image's .sframe section read the same way; an empty section is a table without functions.
+// On failure sets `error` ("invalid SFrame section: <error name>", or the ELF reader's reason).
+bool read_image_sframe(const ElfImage &image, uint8_t &abi, std::vector<SframeFunction> &out, std::string &error);
 
 // The function whose [start, start + size) holds pc, or nullptr (functions sorted by start).
 const SframeFunction *sframe_function_at(const std::vector<SframeFunction> &fns, uint64_t pc);

@@ -1,6 +1,6 @@
 // Reading a validated table through the decoder's own views, so tools see exactly the rows the
 // runtime would apply.
-#include "sframe_rows.h"
+#include "tools/sframe/rows.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -40,6 +40,15 @@ sfu_error read_sframe_functions(const std::vector<uint8_t> &bytes, uint64_t addr
   }
   std::stable_sort(out.begin(), out.end(), [](const SframeFunction &a, const SframeFunction &b) { return a.start < b.start; });
   return SFU_OK;
+}
+
+bool read_image_sframe(const ElfImage &image, uint8_t &abi, std::vector<SframeFunction> &out, std::string &error) {
+  ElfSection sec;
+  if (!elf_section_bytes(image, ".sframe", sec, error)) return false;
+  sfu_error e = read_sframe_functions(sec.bytes, sec.addr, abi, out);
+  if (e == SFU_E_EMPTY) return true;
+  if (e != SFU_OK) error = std::string("invalid SFrame section: ") + sfu_error_name(e);
+  return e == SFU_OK;
 }
 
 const SframeFunction *sframe_function_at(const std::vector<SframeFunction> &fns, uint64_t pc) {

@@ -1,0 +1,76 @@
+#include "tools/commands/cli.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+
+namespace sfu::tools::cli {
+
+void print_usage(FILE *to, const Command &c) {
+  std::string usage = c.usage;
+  const char *lead = "usage: ";
+  for (size_t at = 0; at <= usage.size();) {
+    size_t nl = usage.find('\n', at);
+    if (nl == std::string::npos) nl = usage.size();
+    fprintf(to, "%ssfu %s %s\n", lead, c.name, usage.substr(at, nl - at).c_str());
+    lead = "       ";
+    at = nl + 1;
+  }
+}
+
+int usage_error(const Command &c, const std::string &why) {
+  fprintf(stderr, "sfu %s: %s\n", c.name, why.c_str());
+  print_usage(stderr, c);
+  return kExitUsage;
+}
+
+int refused(const Command &c, const std::string &file, const std::string &why) {
+  fprintf(stderr, "sfu %s: %s: %s\n", c.name, file.c_str(), why.c_str());
+  return kExitFailed;
+}
+
+bool parse_options(const Command &self, const Args &args, const std::set<std::string> &flags,
+                   const std::set<std::string> &with_value, Options &o) {
+  for (size_t i = 0; i < args.size(); i++) {
+    const std::string &a = args[i];
+    if (flags.count(a)) {
+      o.flags.insert(a);
+    } else if (with_value.count(a)) {
+      if (i + 1 == args.size()) {
+        usage_error(self, a + " needs a value");
+        return false;
+      }
+      o.values[a] = args[++i];
+    } else if (!a.empty() && a[0] == '-') {
+      usage_error(self, "unknown option " + a);
+      return false;
+    } else {
+      o.files.push_back(a);
+    }
+  }
+  return true;
+}
+
+bool parse_address(const std::string &s, uint64_t &out) {
+  bool is_hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+  const char *digits = s.c_str() + (is_hex ? 2 : 0);
+  // strtoull would accept a sign or leading blanks: only digits may follow.
+  if (*digits == '\0' || !std::isxdigit(static_cast<unsigned char>(*digits))) return false;
+  errno = 0;
+  char *end;
+  out = std::strtoull(digits, &end, is_hex ? 16 : 10);
+  return errno == 0 && *end == '\0';
+}
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
+  return buf;
+}
+
+bool load_image(const std::string &path, ElfImage &image, std::string &error) {
+  std::vector<uint8_t> file;
+  return read_file(path, file, error) && elf_parse(std::move(file), image, error);
+}
+
+}  // namespace sfu::tools::cli

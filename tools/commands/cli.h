@@ -1,0 +1,63 @@
+// What every `sfu` command shares: its row in the command table, the exit statuses, option
+// parsing, and the one-line messages for a usage error and a refused input.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tools/elf/elf_file.h"
+
+namespace sfu::tools::cli {
+
+using Args = std::vector<std::string>;
+
+// Exit status: 0 done, 1 the input was refused (one line on stderr says why), 2 usage error.
+inline constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2;
+
+struct Command {
+  const char *name;
+  const char *usage;    // argument lines, one per form, each without "sfu NAME"
+  const char *summary;  // one line for `sfu help`
+  int (*run)(const Command &self, const Args &args);
+};
+
+// "usage: sfu dump ELF" and one aligned line per further form.
+void print_usage(FILE *to, const Command &c);
+
+// "sfu NAME: WHY" and the usage on stderr; returns kExitUsage.
+int usage_error(const Command &c, const std::string &why);
+
+// "sfu NAME: FILE: WHY" on stderr; returns kExitFailed.
+int refused(const Command &c, const std::string &file, const std::string &why);
+
+// Parsed arguments: files, flags ("-v") and options with one value each, as a command allows.
+struct Options {
+  std::vector<std::string> files;
+  std::set<std::string> flags;
+  std::map<std::string, std::string> values;
+  bool has(const std::string &flag) const { return flags.count(flag) != 0; }
+  std::string value(const std::string &name) const {
+    auto it = values.find(name);
+    return it == values.end() ? "" : it->second;
+  }
+};
+
+// Fills `o` from args; on an option the command does not take, prints the usage error and
+// returns false (the command then exits with kExitUsage).
+bool parse_options(const Command &self, const Args &args, const std::set<std::string> &flags,
+                   const std::set<std::string> &with_value, Options &o);
+
+// An address: hex with 0x, or decimal. The whole string must be the number.
+bool parse_address(const std::string &s, uint64_t &out);
+
+// "0x1f": lowercase hex, no padding.
+std::string hex(uint64_t v);
+
+// Reads and parses an ELF image.
+bool load_image(const std::string &path, ElfImage &image, std::string &error);
+
+}  // namespace sfu::tools::cli

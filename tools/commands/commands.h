@@ -1,0 +1,14 @@
+// The commands of `sfu`, one file each in tools/commands/; tools/sfu.cpp lists them.
+#pragma once
+
+#include "tools/commands/cli.h"
+
+namespace sfu::tools::cli {
+
+extern const Command kDumpCommand;       // dump.cpp
+extern const Command kGenCommand;        // gen.cpp
+extern const Command kVerifyCommand;     // verify.cpp
+extern const Command kDiffCommand;       // diff.cpp
+extern const Command kSymbolizeCommand;  // symbolize.cpp
+
+}  // namespace sfu::tools::cli
