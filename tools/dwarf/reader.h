@@ -1,6 +1,8 @@
-// A bounds-checked cursor over part of a CFI section: fixed-size integers in either byte order,
-// LEB128, and DW_EH_PE_* encoded pointers. Positions are section offsets, so every error it
-// reports carries the offset of the field that did not fit. Host code; used by cfi.cpp.
+// A bounds-checked cursor over part of a DWARF section: fixed-size integers in either byte order,
+// LEB128, NUL-terminated strings, offsets of either DWARF format, and DW_EH_PE_* encoded pointers.
+// Positions are section offsets, so every error it reports carries the offset of the field that
+// did not fit. Host code; used by the CFI reader (cfi.cpp) and the debug-info readers
+// (debug_info.cpp, line_table.cpp, ranges.cpp), which name their own errors through fail(name).
 #pragma once
 
 #include <cstdint>
@@ -65,6 +67,18 @@ class Reader {
     return false;
   }
 
+  // The same with an error name of the caller's own (the debug-info readers' list).
+  bool fail(const char *name, uint64_t at, std::string detail) {
+    err_.name = name;
+    err_.offset = at;
+    err_.detail = std::move(detail);
+    return false;
+  }
+
+  const uint8_t *bytes() const { return bytes_; }
+  bool big_endian() const { return big_; }
+  uint8_t address_size() const { return addr_size_; }
+
   bool need(uint64_t n, const char *what) {
     if (n <= left()) return true;
     return fail(ErrorCode::kTruncated, pos_,
@@ -101,6 +115,23 @@ class Reader {
     if (n < 8 && (x >> (8 * n - 1)) & 1) x |= ~uint64_t(0) << (8 * n);
     v = int64_t(x);
     return true;
+  }
+
+  // A section offset of the unit's format: 4 bytes (32-bit DWARF) or 8 (64-bit DWARF).
+  bool offset(unsigned offset_size, uint64_t &v, const char *what) { return fixed(offset_size, v, what); }
+
+  // A NUL-terminated string starting here; `out` points into the section. The NUL must lie
+  // before the end, else the string is truncated.
+  bool cstring(const char *&out, const char *what) {
+    uint64_t start = pos_;
+    for (uint64_t i = pos_; i < end_; i++) {
+      if (bytes_[i] == 0) {
+        out = reinterpret_cast<const char *>(bytes_ + start);
+        pos_ = i + 1;
+        return true;
+      }
+    }
+    return fail(ErrorCode::kTruncated, start, std::string(what) + ": string without its NUL");
   }
 
   // LEB128 of at most 64 significant bits (ten bytes); anything longer or wider is refused
