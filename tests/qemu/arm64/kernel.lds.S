@@ -5,6 +5,13 @@ OUTPUT_FORMAT("elf64-littleaarch64")
 OUTPUT_ARCH(aarch64)
 ENTRY(_start)
 
+/* One segment for the whole image, named, so that .noinit can lie in none: QEMU's loader writes
+ * every PT_LOAD again on a reset, zeroes included. */
+PHDRS
+{
+    image PT_LOAD FLAGS(7);
+}
+
 SECTIONS
 {
     . = 0x40080000;
@@ -14,7 +21,7 @@ SECTIONS
         *(.text.vectors)    /* aligned to 2 KiB by vectors.S, as VBAR_EL1 needs */
         *(.text .text.*)
         _etext = .;
-    }
+    } :image
     .rodata : ALIGN(16) { *(.rodata .rodata.*) }
     INCLUDE SFU_TABLE_LD
     /* What `sfu gen` and `sfu verify` read; the kernel never does. */
@@ -35,6 +42,13 @@ SECTIONS
         task_stack_lo = .;
         . += 32768;
         task_stack_hi = .;
-    }
+    } :image  /* (ld would leave a section without input out of the segment) */
+    /* Memory a warm reset keeps (the crash scenario, tests/qemu/README.md): NOLOAD and in no
+     * segment, so neither the loader nor boot code writes it. */
+    .noinit (NOLOAD) : ALIGN(4096) { KEEP(*(.noinit .noinit.*)) } :NONE
+#ifdef SFU_CRASH_AREA
+    /* The crash kernels' record area, in no segment either. */
+    INCLUDE sfunwind-crash.ld
+#endif
     /DISCARD/ : { *(.comment) *(.note .note.*) }
 }

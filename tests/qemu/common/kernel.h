@@ -23,6 +23,11 @@ void arch_putc(char c);
  * kernel_done prints first. */
 __attribute__((noreturn)) void arch_exit(int failed);
 
+/* Resets the whole machine, warm: RAM outside the image's loaded segments keeps its contents
+ * (the crash scenario's record and boot count; tests/qemu/README.md, "Crash records"). The image
+ * then boots again from its entry point. Returns only if no reset came. */
+void arch_reset(void);
+
 /* This kernel's walk configuration: its stacks (innermost first: exception/IST, interrupt,
  * boot/task) and its trap entries (the entry code and where it saves registers). */
 void arch_walk_config(struct sfu_walk_config *config);

@@ -11,7 +11,17 @@
 _start:
 	.cfi_startproc
 	.cfi_undefined %r14            /* the outermost frame: a walk ends here */
-	larl %r15, task_stack_hi
+	/* Zero .bss: the first boot finds RAM zeroed, but a warm reset (arch_reset, traps.c) loads
+	 * nothing and leaves .bss as the last boot did. */
+	larl %r1, __bss_start
+	larl %r2, __bss_end
+	lghi %r0, 0
+0:	clgr %r1, %r2
+	jhe 1f
+	stg %r0, 0(%r1)
+	aghi %r1, 8
+	j 0b
+1:	larl %r15, task_stack_hi
 	aghi %r15, -STACK_FRAME_OVERHEAD
 	xc 0(8,%r15), 0(%r15)          /* back chain 0, for debuggers */
 
@@ -39,8 +49,7 @@ _start:
 	.cfi_endproc
 	.size _start, .-_start
 
-/* Stacks: the walker is told about each (arch_walk_config). 16 KiB apiece. RAM starts zeroed,
- * so .bss needs no clearing. */
+/* Stacks: the walker is told about each (arch_walk_config). 16 KiB apiece. */
 	.section .bss.stacks, "aw", @nobits
 	.balign 4096
 	.globl task_stack_lo, task_stack_hi, irq_stack_lo, irq_stack_hi, exc_stack_lo, exc_stack_hi

@@ -26,6 +26,10 @@ int fault_taken(void);
 /* PER events go to this hook (scenario 3) while it is set. */
 extern void (*per_event_hook)(struct trap_frame *tf);
 
+/* Every program check goes to this hook first while it is set (the crash kernels'); it returns
+ * 1 when it handled the check. */
+extern int (*program_check_hook)(struct trap_frame *tf);
+
 /* The walk's starting registers: the interrupted PC, r0-r15 and f0-f15, all valid. */
 void trap_regs(const struct trap_frame *tf, struct sfu_regs *regs);
 

@@ -4,11 +4,21 @@
 OUTPUT_FORMAT("elf64-x86-64")
 ENTRY(_start)
 
+/* Code and read-only data in one segment, writable data in another, the PVH note in a PT_NOTE
+ * (where QEMU looks for it). Named, so that .noinit can lie in none: QEMU's loader writes every
+ * PT_LOAD again on a reset, zeroes included. */
+PHDRS
+{
+	text PT_LOAD FLAGS(5);
+	data PT_LOAD FLAGS(6);
+	note PT_NOTE;
+}
+
 SECTIONS
 {
 	. = 0x100000;
-	.note.pvh : { KEEP(*(.note.pvh)) }
-	.boot32 : { *(.boot32) }
+	.note.pvh : { KEEP(*(.note.pvh)) } :text :note
+	.boot32 : { *(.boot32) } :text
 	.text : ALIGN(4096) {
 		_stext = .;
 		*(.text .text.*)
@@ -26,11 +36,19 @@ SECTIONS
 	INCLUDE sfunwind.ld
 #endif
 	.eh_frame : ALIGN(8) { KEEP(*(.eh_frame)) }  /* what sfu gen reads */
-	.data : ALIGN(4096) { *(.data .data.*) }
+	.data : ALIGN(4096) { *(.data .data.*) } :data
 	.bss : ALIGN(4096) {
 		__bss_start = .;
 		*(.bss .bss.* COMMON)
 		__bss_end = .;
 	}
+	/* Memory a warm reset keeps (the crash scenario, tests/qemu/README.md): NOLOAD and in no
+	 * segment, so neither the loader nor boot code writes it. Just above the image: SeaBIOS
+	 * uses low memory and the top of RAM. */
+	.noinit (NOLOAD) : ALIGN(4096) { KEEP(*(.noinit .noinit.*)) } :NONE
+#ifdef SFU_CRASH_AREA
+	/* The crash kernels' record area, in no segment either. */
+	INCLUDE sfunwind-crash.ld
+#endif
 	/DISCARD/ : { *(.note.GNU-stack) *(.note.gnu.property) *(.comment) }
 }
