@@ -3,19 +3,25 @@
 #   make demo [ARCH=...]      the demo kernel of one architecture, its trace symbolized
 #
 # Each tests/qemu/<arch>/kernel.mk builds its kernels under $(QEMU_DIR)/<arch>/ and adds:
-#   QEMU_RUNS += "LABEL|ELF|QEMU COMMAND"     one per kernel qemu-test boots, quotes included;
-#                                              -kernel ELF is added unless the command has one
+#   QEMU_RUNS += "LABEL|ELF|QEMU COMMAND[|RUNNER OPTIONS]"   one per kernel qemu-test boots,
+#                                              quotes included; -kernel ELF is added unless the
+#                                              command has one; the options go to run.py (--crash)
 #   QEMU_KERNELS += ELF                        what qemu-test needs built
 #   QEMU_DEMO_<arch> := "LABEL|ELF|QEMU COMMAND"   the demo rule drops the double quotes
 # using what this file defines:
 #   QEMU_CFLAGS_<arch>   kernel C flags: -O2, no frame pointers, freestanding, the core's arch flags
-#   QEMU_COMMON_SRCS     tests/qemu/common/*.c, to compile into every kernel
+#   QEMU_COMMON_SRCS     tests/qemu/common/*.c, to compile into every kernel (crash*.c: only into
+#                        the crash kernels, the variants named crash and crash-torn)
+#   QEMU_CRASH_VARIANTS  those names; qemu_reset_command (below)
 #   qemu_common_objs, qemu_common_rule, qemu_sframe_finish   (below)
 #   $(BUILD)/<arch>/libsfu.a and $(TOOLS_DIR)/sfu (for `sfu gen` and `sfu verify`) as prerequisites
 
 QEMU_DIR := $(BUILD)/qemu
 QEMU_TIMEOUT ?= 120
-QEMU_COMMON_SRCS := $(sort $(wildcard tests/qemu/common/*.c))
+QEMU_COMMON_SRCS := $(filter-out tests/qemu/common/crash%,$(sort $(wildcard tests/qemu/common/*.c)))
+QEMU_CRASH_VARIANTS := crash crash-torn
+QEMU_CRASH_SRCS_crash := tests/qemu/common/crash.c
+QEMU_CRASH_SRCS_crash-torn := tests/qemu/common/crash.c tests/qemu/common/crash-torn.c
 QEMU_COMMON_HDRS := $(sort $(wildcard tests/qemu/common/*.h)) $(CORE_HDRS)
 QEMU_CFLAGS_COMMON := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -nostdlib \
 	-fno-stack-protector -fno-pic -fno-pie -fomit-frame-pointer -fasynchronous-unwind-tables \
@@ -24,10 +30,23 @@ QEMU_CFLAGS_x86_64 := $(QEMU_CFLAGS_COMMON) $(ARCHFLAGS_x86_64)
 QEMU_CFLAGS_arm64 := $(QEMU_CFLAGS_COMMON) $(ARCHFLAGS_arm64)
 QEMU_CFLAGS_s390x := $(QEMU_CFLAGS_COMMON) $(ARCHFLAGS_s390x)
 
-# $(call qemu_common_objs,DIR): the objects of QEMU_COMMON_SRCS under DIR/common/.
+# $(call qemu_common_objs,DIR): the objects of QEMU_COMMON_SRCS under DIR/common/, and of the
+# crash scenario's when DIR is a crash variant's (.../crash, .../crash-torn).
 # $(call qemu_common_rule,DIR,COMPILE,DEPS): the rule that builds them with COMPILE (compiler and
 # flags), to go in a template the caller $(eval)s once per DIR.
-qemu_common_objs = $(patsubst tests/qemu/common/%,$(1)/common/%.o,$(QEMU_COMMON_SRCS))
+qemu_common_objs = $(patsubst tests/qemu/common/%,$(1)/common/%.o,$(QEMU_COMMON_SRCS) \
+	$(QEMU_CRASH_SRCS_$(notdir $(1))))
+
+# $(call qemu_reset_command,QEMU COMMAND): the command for a crash run, whose guest resets the
+# machine: without -no-reboot, so that QEMU resets it instead of exiting.
+qemu_reset_command = $(filter-out -no-reboot,$(1))
+
+# $(call qemu_crash_kernels,OUT) and $(call qemu_crash_runs,ARCH,OUT,QEMU COMMAND): the crash
+# kernels OUT/crash.elf and OUT/crash-torn.elf, and their runs: two boots each, without
+# -no-reboot; the record run keeps its record and kernel in OUT/crash/ (record.bin, kernel.elf).
+qemu_crash_kernels = $(foreach v,$(QEMU_CRASH_VARIANTS),$(1)/$(v).elf)
+qemu_crash_runs = "$(1) crash|$(2)/crash.elf|$(call qemu_reset_command,$(3))|--crash record --keep $(2)/crash" \
+	"$(1) crash-torn|$(2)/crash-torn.elf|$(call qemu_reset_command,$(3))|--crash torn"
 define qemu_common_rule
 $(1)/common/%.c.o: tests/qemu/common/%.c $(3) | $$(DEPS_STAMP)
 	@mkdir -p $$(@D)

@@ -4,6 +4,8 @@
 #   $(QEMU_DIR)/arm64/gen-v3.elf       the same, V3
 #   $(QEMU_DIR)/arm64/pac-gen-v2.elf   gen-v2 with return addresses signed (pac-ret+leaf)
 #   $(QEMU_DIR)/arm64/demo.elf         make demo ARCH=arm64: one fault, its trace (demo.c)
+#   $(QEMU_DIR)/arm64/crash.elf, crash-torn.elf   scenario 8 (common/crash.c): gen-v2 with
+#                                      crash.c and the crash area; booted without -no-reboot
 # libsfu.a is linked as built (without --gsframe): in gas-v1 its functions have no rows, which no
 # trace needs (every walk starts in kernel code and never passes through the walker's own).
 
@@ -22,7 +24,7 @@ ARM64_HDRS := $(wildcard $(ARM64_SRC)/*.h) $(QEMU_COMMON_HDRS)
 # (kernel.lds.S is the linker script, run through cpp.)
 ARM64_SCENARIO_SRCS := $(addprefix $(ARM64_SRC)/,main.c corrupt.c pac.c sampling.c stackswitch.c \
 	step.c workload.c)
-ARM64_BASE_SRCS := $(filter-out $(ARM64_SCENARIO_SRCS) $(ARM64_SRC)/demo.c \
+ARM64_BASE_SRCS := $(filter-out $(ARM64_SCENARIO_SRCS) $(ARM64_SRC)/demo.c $(ARM64_SRC)/crash.c \
 	$(ARM64_SRC)/kernel.lds.S,$(sort $(wildcard $(ARM64_SRC)/*.c $(ARM64_SRC)/*.S)))
 # -icount shift=0: the timer counts instructions, so a tick can land on any instruction (not only
 # where a translated block starts) and every run interrupts the same places. pauth-impdef: QEMU's
@@ -57,13 +59,14 @@ $(call qemu_common_rule,$(ARM64_OUT)/$(1),$(ARM64_CC) $(ARM64_CFLAGS) $(2),$(ARM
 
 $(ARM64_OUT)/$(1)/kernel.lds: $(ARM64_SRC)/kernel.lds.S $(ARM64_SRC)/kernel.mk | $(DEPS_STAMP)
 	@mkdir -p $$(@D)
-	$(ARM64_CC) -E -P -undef -x c -DSFU_TABLE_LD=$(ARM64_LDS_$(3)) $$< -o $$@
+	$(ARM64_CC) -E -P -undef -x c -DSFU_TABLE_LD=$(ARM64_LDS_$(3)) \
+		$(if $(filter $(QEMU_CRASH_VARIANTS),$(1)),-DSFU_CRASH_AREA) $$< -o $$@
 
 # Link; for gen, write the table into the reserved .sframe. Then check every row against the CFI;
 # gen must describe every function, gas-v1 leaves libsfu.a's (built without --gsframe) out.
 $(ARM64_OUT)/$(1).elf: $$(ARM64_OBJS_$(1)) $(ARM64_OUT)/$(1)/kernel.lds $(BUILD)/arm64/libsfu.a \
 		$(TOOLS_DIR)/sfu
-	$(ARM64_LD) -nostdlib -Llinker -T $(ARM64_OUT)/$(1)/kernel.lds --no-warn-rwx-segments \
+	$(ARM64_LD) -nostdlib --build-id=sha1 -Llinker -T $(ARM64_OUT)/$(1)/kernel.lds --no-warn-rwx-segments \
 		-o $$@.tmp $$(ARM64_OBJS_$(1)) $(BUILD)/arm64/libsfu.a
 	$$(call qemu_sframe_finish,$$@,$(if $(filter gen,$(3)),$(4)),$(filter gen,$(3)))
 endef
@@ -73,8 +76,11 @@ $(eval $(call arm64_kernel,gen-v2,$(ARM64_FLAGS_gen),gen,2,$(ARM64_SCENARIO_SRCS
 $(eval $(call arm64_kernel,gen-v3,$(ARM64_FLAGS_gen),gen,3,$(ARM64_SCENARIO_SRCS)))
 $(eval $(call arm64_kernel,pac-gen-v2,$(ARM64_FLAGS_pac),gen,2,$(ARM64_SCENARIO_SRCS)))
 $(eval $(call arm64_kernel,demo,$(ARM64_FLAGS_gen),gen,2,$(ARM64_SRC)/demo.c))
+$(foreach v,$(QEMU_CRASH_VARIANTS),$(eval $(call arm64_kernel,$(v),$(ARM64_FLAGS_gen),gen,2,$(ARM64_SRC)/crash.c)))
 
 ARM64_VARIANTS := gas-v1 gen-v2 gen-v3 pac-gen-v2
 QEMU_KERNELS += $(foreach v,$(ARM64_VARIANTS),$(ARM64_OUT)/$(v).elf) $(ARM64_OUT)/demo.elf
 QEMU_RUNS += $(foreach v,$(ARM64_VARIANTS) demo,"arm64 $(v)|$(ARM64_OUT)/$(v).elf|$(ARM64_QEMU)")
+QEMU_KERNELS += $(call qemu_crash_kernels,$(ARM64_OUT))
+QEMU_RUNS += $(call qemu_crash_runs,arm64,$(ARM64_OUT),$(ARM64_QEMU))
 QEMU_DEMO_arm64 := "arm64 demo|$(ARM64_OUT)/demo.elf|$(ARM64_QEMU)"

@@ -4,6 +4,8 @@
 #   $(QEMU_DIR)/s390x/gen-v2.elf   SFrame V2 (a return address in a register: the odd encoding)
 #   $(QEMU_DIR)/s390x/gen-v3.elf   SFrame V3 (the same as a flexible FDE)
 #   $(QEMU_DIR)/s390x/demo.elf     make demo ARCH=s390x: one fault, its trace (demo.c)
+#   $(QEMU_DIR)/s390x/crash.elf, crash-torn.elf   scenario 8 (common/crash.c): V2 with crash.c
+#                                  and the crash area; booted without -no-reboot
 
 S390X_SRC := tests/qemu/s390x
 S390X_OUT := $(QEMU_DIR)/s390x
@@ -16,8 +18,8 @@ S390X_ASFLAGS := -I$(S390X_SRC)
 S390X_CFLAGS_sampling := -fno-optimize-sibling-calls
 S390X_CFLAGS_stepping := -fno-optimize-sibling-calls
 S390X_HDRS := $(wildcard $(S390X_SRC)/*.h) $(QEMU_COMMON_HDRS)
-# Everything but the two mains: main.c runs the scenarios, demo.c the demo.
-S390X_SRCS := $(filter-out $(S390X_SRC)/main.c $(S390X_SRC)/demo.c, \
+# Everything but the mains: main.c runs the scenarios, demo.c the demo, crash.c scenario 8.
+S390X_SRCS := $(filter-out $(S390X_SRC)/main.c $(S390X_SRC)/demo.c $(S390X_SRC)/crash.c, \
 	$(sort $(wildcard $(S390X_SRC)/*.c $(S390X_SRC)/*.S)))
 # -action panic=exit-failure: a disabled wait other than the clean one (arch_exit) exits 1.
 # -singlestep: one instruction per translation block. TCG takes interrupts only between blocks,
@@ -44,11 +46,17 @@ $(S390X_OUT)/$(1)/%.S.o: $(S390X_SRC)/%.S $(S390X_HDRS) $(S390X_SRC)/kernel.mk |
 
 $(call qemu_common_rule,$(S390X_OUT)/$(1),$(S390X_CC) $(S390X_CFLAGS),$(S390X_HDRS))
 
+# The linker script, through the C preprocessor: the crash kernels' has the crash area.
+$(S390X_OUT)/$(1)/kernel.ld: $(S390X_SRC)/kernel.ld $(S390X_SRC)/kernel.mk | $(DEPS_STAMP)
+	@mkdir -p $$(@D)
+	$(S390X_CC) -E -P -undef -x c $(if $(filter $(QEMU_CRASH_VARIANTS),$(1)),-DSFU_CRASH_AREA) \
+		$$< -o $$@
+
 # Link, write the table into the reserved .sframe, and check every row against the CFI
 # (qemu_sframe_finish: no mismatch, no function left without rows).
-$(S390X_OUT)/$(1).elf: $$(S390X_OBJS_$(1)) $(S390X_SRC)/kernel.ld $(BUILD)/s390x/libsfu.a \
+$(S390X_OUT)/$(1).elf: $$(S390X_OBJS_$(1)) $(S390X_OUT)/$(1)/kernel.ld $(BUILD)/s390x/libsfu.a \
 		$(TOOLS_DIR)/sfu
-	$(S390X_LD) -nostdlib -Llinker -T $(S390X_SRC)/kernel.ld -o $$@.tmp \
+	$(S390X_LD) -nostdlib --build-id=sha1 -Llinker -T $(S390X_OUT)/$(1)/kernel.ld -o $$@.tmp \
 		$$(S390X_OBJS_$(1)) $(BUILD)/s390x/libsfu.a
 	$$(call qemu_sframe_finish,$$@,$(2),all)
 endef
@@ -56,10 +64,13 @@ endef
 $(eval $(call s390x_kernel,gen-v2,2,main.c))
 $(eval $(call s390x_kernel,gen-v3,3,main.c))
 $(eval $(call s390x_kernel,demo,2,demo.c))
+$(foreach v,$(QEMU_CRASH_VARIANTS),$(eval $(call s390x_kernel,$(v),2,crash.c)))
 
 QEMU_KERNELS += $(S390X_OUT)/gen-v2.elf $(S390X_OUT)/gen-v3.elf $(S390X_OUT)/demo.elf
 QEMU_RUNS += "s390x gen-v2|$(S390X_OUT)/gen-v2.elf|$(S390X_QEMU)" \
 	"s390x gen-v3|$(S390X_OUT)/gen-v3.elf|$(S390X_QEMU)" \
 	"s390x demo|$(S390X_OUT)/demo.elf|$(S390X_QEMU)"
+QEMU_KERNELS += $(call qemu_crash_kernels,$(S390X_OUT))
+QEMU_RUNS += $(call qemu_crash_runs,s390x,$(S390X_OUT),$(S390X_QEMU))
 # qemu.mk's demo rule drops any double quotes and takes the ELF from the second '|' field.
 QEMU_DEMO_s390x := s390x-demo|$(S390X_OUT)/demo.elf|$(S390X_QEMU)

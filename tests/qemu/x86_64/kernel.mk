@@ -4,6 +4,8 @@
 #   gen-v2.elf   no --gsframe; sfunwind-reserve.ld, then `sfu gen --sframe-version 2`, `sfu verify`
 #   gen-v3.elf   the same with version 3
 #   demo.elf     make demo: built as gen-v2, with demo.c's kernel_main
+#   crash.elf, crash-torn.elf   scenario 8 (common/crash.c): built as gen-v2 with crash.c's
+#                kernel_main and the crash area (sfunwind-crash.ld); booted without -no-reboot
 # QEMU boots them as PVH kernels (boot.S); the debug-exit device ends the run. -icount makes the
 # timer count instructions, which lets it interrupt any instruction (plain TCG delivers interrupts
 # only where a translated block starts) and makes every run the same.
@@ -18,11 +20,12 @@ X86_QEMU := qemu-system-x86_64 -machine q35 -cpu max -m 128M -display none -node
 X86_ARCH_SRCS := boot.S stacks.S vectors.S context.S serial.c exit.c cpu.c traps.c apic.c walk.c
 X86_TEST_SRCS := main.c faults.c corrupt.c stackswitch.c step.c sampling.c workload.c
 X86_DEMO_SRCS := demo.c
+X86_CRASH_SRCS := crash.c
 
 X86_DEPS := $(X86_SRC)/x86.h $(X86_SRC)/kernel.mk $(QEMU_COMMON_HDRS)
 X86_CFLAGS := $(QEMU_CFLAGS_x86_64) -I$(X86_SRC)
 X86_ASFLAGS := -I$(X86_SRC)
-X86_LDFLAGS := -nostdlib -static -z noexecstack -z max-page-size=4096 --build-id=none -Llinker
+X86_LDFLAGS := -nostdlib -static -z noexecstack -z max-page-size=4096 --build-id=sha1 -Llinker
 # Per file: corrupt.c finds its frames through RBP; the workload makes no tail calls.
 X86_FLAGS_corrupt := -fno-omit-frame-pointer
 X86_FLAGS_workload := -fno-optimize-sibling-calls
@@ -45,7 +48,8 @@ $(X86_OUT)/$(1)/%.o: $(X86_SRC)/%.S $$(X86_DEPS) | $$(DEPS_STAMP)
 	gcc $$(X86_ASFLAGS) $$(X86_GSFRAME_$(1)) -c $$< -o $$@
 $(X86_OUT)/$(1)/kernel.lds: $(X86_SRC)/kernel.lds.S $(X86_SRC)/kernel.mk
 	@mkdir -p $$(@D)
-	gcc -E -P -undef -x c $(if $(filter gen,$(2)),-DSFU_TABLE_GENERATED) $$< -o $$@
+	gcc -E -P -undef -x c $(if $(filter gen,$(2)),-DSFU_TABLE_GENERATED) \
+		$(if $(filter $(QEMU_CRASH_VARIANTS),$(1)),-DSFU_CRASH_AREA) $$< -o $$@
 
 # gas's table is not verified: gas 2.40 writes ordinary rows for _start (V1 has no outermost row)
 # and for the trap entry code, whose return address is in the trap frame, not at CFA-8 as x86_64
@@ -61,9 +65,12 @@ $(eval $(call x86_variant,gas-v1,gas,1,$(X86_ARCH_SRCS) $(X86_TEST_SRCS)))
 $(eval $(call x86_variant,gen-v2,gen,2,$(X86_ARCH_SRCS) $(X86_TEST_SRCS)))
 $(eval $(call x86_variant,gen-v3,gen,3,$(X86_ARCH_SRCS) $(X86_TEST_SRCS)))
 $(eval $(call x86_variant,demo,gen,2,$(X86_ARCH_SRCS) $(X86_DEMO_SRCS)))
+$(foreach v,$(QEMU_CRASH_VARIANTS),$(eval $(call x86_variant,$(v),gen,2,$(X86_ARCH_SRCS) $(X86_CRASH_SRCS))))
 
 X86_VARIANTS := gas-v1 gen-v2 gen-v3 demo
 QEMU_KERNELS += $(foreach v,$(X86_VARIANTS),$(X86_OUT)/$(v).elf)
 QEMU_RUNS += $(foreach v,$(X86_VARIANTS),"x86_64 $(v)|$(X86_OUT)/$(v).elf|$(X86_QEMU)")
+QEMU_KERNELS += $(call qemu_crash_kernels,$(X86_OUT))
+QEMU_RUNS += $(call qemu_crash_runs,x86_64,$(X86_OUT),$(X86_QEMU))
 # qemu.mk's demo rule drops any double quotes and takes the ELF from the second '|' field.
 QEMU_DEMO_x86_64 := x86_64-demo|$(X86_OUT)/demo.elf|$(X86_QEMU)

@@ -1,0 +1,39 @@
+/* Scenario 8, crash records (tests/qemu/README.md, "Crash records"): what the crash kernels'
+ * shared half (crash.c, crash-torn.c) and each architecture's glue (<arch>/crash.c) give each
+ * other. Only the crash kernels link these. */
+#ifndef SFU_QEMU_CRASH_H
+#define SFU_QEMU_CRASH_H
+
+#include <stdint.h>
+
+#include "kernel.h"
+#include "sfu/crash.h"
+
+/* ---- Each architecture's crash.c provides -------------------------------------------------- */
+
+/* Faults on its first instruction of interest (an invalid instruction or a bad access) and is
+ * never resumed: its exception handler calls crash_fault_taken. */
+void crash_fault(void);
+
+/* ---- Common (crash.c) --------------------------------------------------------------------- */
+
+/* The kernel_main of a crash kernel, once the machine is set up and the handler that calls
+ * crash_fault_taken is in place. Counts the boot and prints "sfu-boot N"; registers the table;
+ * takes the record the last boot left (prints it, or "sfu-crash-refused NAME"). Boot 1 then
+ * faults in crash_fault at the bottom of run_chain and never returns here; boot 2 returns 0 to
+ * end the run. Returns non-zero (after an sfu-error line) if anything went otherwise. */
+int crash_main(void);
+
+/* Called by the architecture's exception handler with the faulting registers: prints the checked
+ * trace "8-crash/fault", captures the record (reason SFU_CRASH_EXCEPTION, with detail and
+ * fault_address as the architecture has them), prints "sfu-crash-captured NAME" and resets the
+ * machine. Does not return. */
+__attribute__((noreturn)) void crash_fault_taken(const struct sfu_regs *regs, uint32_t detail,
+                                                 uint64_t fault_address);
+
+/* The capture crash_fault_taken makes: sfu_crash_capture itself, unless the kernel links
+ * crash-torn.c, whose capture resets the machine in the middle. */
+enum sfu_error crash_capture(void *area, size_t size, const struct sfu_crash_info *info,
+                             const struct sfu_regs *regs, const struct sfu_walk_config *config);
+
+#endif /* SFU_QEMU_CRASH_H */
