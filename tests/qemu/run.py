@@ -7,13 +7,23 @@
 Prints one line per scenario ("qemu: x86_64 gen-v2 1-faults: pass (4 traces)"), the failures
 indented under it, and exits 1 if anything failed. A guest that does not finish within the
 timeout is killed and counts as failed.
+
+A crash kernel's run (--crash record|torn, scenario 8) boots twice: its checks are in
+check_crash. --keep DIR keeps the record it decoded and the kernel (DIR/record.bin,
+DIR/kernel.elf).
 """
 import argparse
+import os
 import re
+import select
+import shutil
 import subprocess
 import sys
+import time
 
-FRAME = re.compile(r'^\s*#(\d+)\s+(\?\s+)?0x([0-9a-f]+)\s+sp 0x[0-9a-f]+\s+\S+\s+\[(\w+)\]\s+\S+\s*$')
+# A frame line up to its source; then the module and, when the module has symbols, the symbol.
+FRAME_START = r'^\s*#(\d+)\s+(\?\s+)?0x([0-9a-f]+)\s+sp 0x[0-9a-f]+\s+\S+\s+\[(\w+)\]'
+FRAME = re.compile(FRAME_START + r'\s+\S+(?:\s+\S+)?\s*$')
 STOP = re.compile(r'^\s*stop: (\S+) \((reliable|unreliable)\)\s*$')
 # Frames whose PC is a return address: symbolized as the call before it.
 RETURN_SOURCES = {'table', 'fp', 'backchain'}
@@ -71,6 +81,8 @@ def symbolize(sfu, elf, pcs, with_offset=False):
                          capture_output=True, text=True, check=True).stdout
     names = {}
     for line in out.splitlines():
+        if line[:1].isspace():  # the source lines under each address
+            continue
         addr, sym = line.split(' ', 1)
         if with_offset:
             names[int(addr, 16)] = sym
@@ -166,10 +178,11 @@ def trace_names(sfu, elf, traces):
                                        for t in traces for pc, src in t.frames}))
 
 
-def judge(lines, sfu, elf, timed_out=False):
+def judge(lines, sfu, elf, timed_out=False, crash=None, log=None, keep=None):
     """Every check of one run's serial output. Returns (scenarios, counted, failures):
     {scenario: [checks, [why, ...]]}, the count lines that passed as (name, ok, total), and
-    run-level failures as (what, why)."""
+    run-level failures as (what, why). crash: 'record' or 'torn' for a crash kernel's run, whose
+    serial output is also in the file log (check_crash)."""
     traces, counts, done, errors = parse(lines)
     failures = [('boot', e) for e in errors]
     if done is None and not timed_out:
@@ -200,9 +213,192 @@ def judge(lines, sfu, elf, timed_out=False):
             s[1].append('%s: %d of %d correct' % (name, ok, total))
         else:
             counted.append((name, ok, total))
+    if crash:
+        s = scenarios.setdefault(CRASH_SCENARIO, [0, []])
+        s[0] += 1
+        s[1] += ['%s/%s: %s' % (CRASH_SCENARIO, crash, why)
+                 for why in check_crash(crash, lines, traces, sfu, elf, log, keep)]
     if not scenarios and not failures:
         failures.append(('boot', 'the guest printed no scenario'))
     return scenarios, counted, failures
+
+
+# ---- Crash runs (scenario 8; tests/qemu/README.md, "Crash records") ---------------------------
+# A crash kernel boots twice in one run, and says so ("sfu-boot N"). Boot 1 finds no record,
+# faults, prints the checked trace CRASH_TRACE, captures a record and resets the machine. Boot 2
+# takes the record and prints it ('record'), or refuses it as torn ('torn': boot 1 reset in the
+# middle of the capture) and ends the run.
+CRASH_SCENARIO = '8-crash'
+CRASH_TRACE = CRASH_SCENARIO + '/fault'
+CRASH_BOOTS = 2
+NO_RECORD = 'crash-no-record'  # boot 1's take: QEMU starts with RAM zeroed
+TORN = 'crash-record-torn'
+# A frame of `sfu crash`'s trace: as the device prints it, whatever follows the source.
+DECODED_FRAME = re.compile(FRAME_START)
+
+
+class Boot:
+    """What one boot printed about its crash record."""
+
+    def __init__(self, number):
+        self.number = number
+        self.refused = None   # sfu-crash-refused NAME: the take's refusal
+        self.captured = None  # sfu-crash-captured NAME: the capture's answer
+        self.tear = None      # (read, reads) from sfu-crash-tear: where the capture is cut
+        self.printed = False  # sfu-crash-begin: the taken record, printed
+        self.frames = []      # its readable trace: (pc, source) from the sfu-crash: lines
+        self.stop = None      # (reason, reliable) from its stop line
+
+
+def parse_boots(lines):
+    """The boots of a crash run, in order, with what each printed about its record."""
+    boots = []
+    for raw in lines:
+        line = raw.rstrip('\r\n')
+        words = line.split()
+        if line.startswith('sfu-boot '):
+            boots.append(Boot(words[1] if len(words) > 1 else '?'))
+        elif not boots:
+            continue
+        elif line.startswith('sfu-crash-refused ') and len(words) == 2:
+            boots[-1].refused = words[1]
+        elif line.startswith('sfu-crash-captured ') and len(words) == 2:
+            boots[-1].captured = words[1]
+        elif line.startswith('sfu-crash-tear ') and len(words) == 3 and words[1].isdigit() and words[2].isdigit():
+            boots[-1].tear = (int(words[1]), int(words[2]))
+        elif line.startswith('sfu-crash-begin'):
+            boots[-1].printed = True
+        elif line.startswith('sfu-crash: '):
+            text = line[len('sfu-crash: '):]
+            m, stop = FRAME.match(text), STOP.match(text)
+            if m:
+                boots[-1].frames.append((int(m.group(3), 16), m.group(4)))
+            elif stop:
+                boots[-1].stop = (stop.group(1), stop.group(2) == 'reliable')
+    return boots
+
+
+def decode_record(sfu, elf, log, save=None):
+    """Runs `sfu crash LOG --image ELF` as a user would. Returns (frames, stop, why): the decoded
+    trace as (pc, source) and (reason, reliable), or why there is none. sfu crash must find one
+    record, match its module to the image and walk its stack windows again to the same frames
+    (exit 0). save: write the record's bytes there (--save-record)."""
+    cmd = [sfu, 'crash', log, '--image', elf] + (['--save-record', save] if save else [])
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    said = (p.stderr.strip() or p.stdout.strip()).splitlines()
+    if p.returncode != 0:
+        return None, None, 'sfu crash exited %d: %s' % (p.returncode, said[-1] if said else '(no output)')
+    out = p.stdout.splitlines()
+    records = [l for l in out if l.startswith('crash record ')]
+    if len(records) != 1:
+        return None, None, 'sfu crash decoded %d records, not 1' % len(records)
+    if 'frames:' not in out:
+        return None, None, 'sfu crash printed no frames'
+    frames, stop = [], None
+    for line in out[out.index('frames:') + 1:]:
+        m, st = DECODED_FRAME.match(line), STOP.match(line)
+        if m:
+            frames.append((int(m.group(3), 16), m.group(4)))
+        elif st:
+            stop = (st.group(1), st.group(2) == 'reliable')
+            break
+    return frames, stop, None
+
+
+def differs(frames, stop, trace):
+    """How a trace (frames as (pc, source), stop as (reason, reliable)) differs from the Trace
+    boot 1 printed, PC by PC and source by source; None when it does not."""
+    want = trace.frames
+    for i in range(max(len(frames), len(want))):
+        got_i = '0x%x [%s]' % frames[i] if i < len(frames) else 'none'
+        want_i = '0x%x [%s]' % want[i] if i < len(want) else 'none'
+        if got_i != want_i:
+            return 'frame #%d is %s, boot 1 had %s' % (i, got_i, want_i)
+    verdict = lambda st: '%s (%s)' % (st[0], 'reliable' if st[1] else 'unreliable') if st else 'none'
+    if stop != (trace.stop, trace.reliable):
+        return 'stop %s, boot 1 had %s' % (verdict(stop), verdict((trace.stop, trace.reliable)))
+    return None
+
+
+def check_crash(mode, lines, traces, sfu, elf, log, keep=None):
+    """A crash run's checks beyond its traces: the boots, the takes, and the record (mode
+    'record': decoded by `sfu crash` from the log file, equal to boot 1's trace; 'torn': refused
+    as torn). Returns why it fails, [] when it passes. keep: a directory to keep the decoded
+    record and the kernel in (record.bin, kernel.elf)."""
+    boots = parse_boots(lines)
+    if not boots:
+        return ['no sfu-boot line: the kernel never started, or is not a crash kernel']
+    numbers = [b.number for b in boots]
+    if numbers != [str(n) for n in range(1, len(boots) + 1)]:
+        return ['boots %s: the boot count did not survive a reset' % ' '.join(numbers)]
+    if len(boots) != CRASH_BOOTS:
+        return ['%d boots, not %d: the machine %s' % (len(boots), CRASH_BOOTS, 'reset more than once'
+                if len(boots) > CRASH_BOOTS else 'did not boot again after the crash')]
+    first, second = boots
+    whys = []
+    if first.refused != NO_RECORD:
+        whys.append('boot 1 took %s, expected the refusal %s' % (first.refused or 'a record', NO_RECORD))
+    trace = next((t for t in traces if t.name == CRASH_TRACE), None)
+    if mode == 'torn':
+        read, reads = first.tear or (0, 0)
+        if not 0 < read < reads:
+            whys.append('boot 1 did not say where its capture is cut (sfu-crash-tear READ READS)')
+        if first.captured is not None:
+            whys.append('boot 1\'s capture ended (%s): the reset did not cut it' % first.captured)
+        if second.printed or second.refused != TORN:
+            whys.append('boot 2 %s, expected the refusal %s' % (
+                'printed a record' if second.printed else 'took ' + (second.refused or 'nothing'), TORN))
+        return whys
+    if first.captured != 'ok':
+        whys.append('boot 1\'s capture gave %s' % (first.captured or 'no answer'))
+    if not second.printed:
+        return whys + ['boot 2 printed no record (%s)' % (second.refused or 'no refusal either')]
+    if trace is None:
+        return whys + ['boot 1 printed no trace %s to compare the record with' % CRASH_TRACE]
+    why = differs(second.frames, second.stop, trace)
+    if why:
+        whys.append('the record boot 2 printed: ' + why)
+    save = None
+    if keep:
+        os.makedirs(keep, exist_ok=True)
+        save = os.path.join(keep, 'record.bin')
+        if os.path.exists(save):
+            os.remove(save)
+        shutil.copyfile(elf, os.path.join(keep, 'kernel.elf'))
+    frames, stop, why = decode_record(sfu, elf, log, save)
+    if not why:
+        why = differs(frames, stop, trace)
+    if why:
+        whys.append('sfu crash: ' + why)
+    return whys
+
+
+def boot(cmd, timeout, max_boots=None):
+    """Runs QEMU to its end. Returns (output, why it was killed or None): after timeout seconds,
+    or once the guest printed more than max_boots "sfu-boot" lines (a machine that keeps
+    resetting, which a crash run's boot count could not stop)."""
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out, killed = bytearray(), None
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            killed = 'killed after %gs: the guest hung' % timeout
+            break
+        if not select.select([proc.stdout], [], [], left)[0]:
+            continue
+        chunk = os.read(proc.stdout.fileno(), 65536)
+        if not chunk:
+            break
+        out += chunk
+        if max_boots is not None and len(re.findall(rb'(?m)^sfu-boot ', out)) > max_boots:
+            killed = 'killed at boot %d: the machine kept resetting' % (max_boots + 1)
+            break
+    if killed:
+        proc.kill()
+    proc.stdout.close()
+    proc.wait()
+    return out.decode('utf-8', 'replace'), killed
 
 
 def main():
@@ -212,23 +408,21 @@ def main():
     ap.add_argument('--label', required=True)
     ap.add_argument('--timeout', type=float, default=120)
     ap.add_argument('--log', required=True)
+    ap.add_argument('--crash', choices=('record', 'torn'), help='a crash kernel\'s run (check_crash)')
+    ap.add_argument('--keep', help='with --crash record: keep record.bin and kernel.elf here')
     ap.add_argument('qemu', nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.qemu[1:] if a.qemu and a.qemu[0] == '--' else a.qemu
 
-    timed_out = False
+    # A crash kernel ends the run itself by boot CRASH_BOOTS + 1 when its boot count survives
+    # resets; one boot more means it did not.
+    output, killed = boot(cmd, a.timeout, CRASH_BOOTS + 1 if a.crash else None)
     with open(a.log, 'w') as log:
-        try:
-            proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT, timeout=a.timeout)
-            output = proc.stdout.decode('utf-8', 'replace')
-        except subprocess.TimeoutExpired as e:
-            output = (e.stdout or b'').decode('utf-8', 'replace')
-            timed_out = True
         log.write(output)
-    scenarios, counted, failures = judge(output.splitlines(), a.sfu, a.elf, timed_out)
-    if timed_out:
-        failures.insert(0, ('boot', 'killed after %gs: the guest hung' % a.timeout))
+    scenarios, counted, failures = judge(output.splitlines(), a.sfu, a.elf, killed is not None,
+                                         a.crash, a.log, a.keep)
+    if killed:
+        failures.insert(0, ('boot', killed))
 
     for name, ok, total in counted:
         print('qemu: %s %s: %d of %d correct' % (a.label, name, ok, total))

@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """Tests of the QEMU runner's checks (run.py) on a real image, without QEMU: serial output is
 made up around the call chain chain_a -> chain_b -> chain_c -> chain_d of the x86_64 gen corpus
-(tests/gen), and each case must pass or fail as it says.
+(tests/gen), and each case must pass or fail as it says. The crash runs' checks (run.check_crash)
+start from real serial output instead: the arm64 crash kernels of QEMU_DIR (make qemu-kernels),
+booted once each (a tenth of a second), then changed the ways a broken run would look.
 
-    runner_test.py SFU CORPUS_DIR        ends "runner: N passed, M failed"
+    runner_test.py SFU CORPUS_DIR [QEMU_DIR]     ends "runner: N passed, M failed"
+                                                 QEMU_DIR: CORPUS_DIR/../qemu if not given
 """
 import os
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run  # noqa: E402
@@ -15,6 +19,85 @@ import run  # noqa: E402
 
 def frame_line(i, pc, source):
     return ' #%-3d    0x%016x  sp 0x0000000000007f00  task   %-11s  image' % (i, pc, '[%s]' % source)
+
+
+# The arm64 crash kernels need no timer or interrupt controller: a plain virt machine, without
+# -no-reboot (the runs' own command is tests/qemu/arm64/kernel.mk's).
+ARM64_CRASH_QEMU = ['qemu-system-aarch64', '-machine', 'virt', '-cpu', 'max', '-m', '128M', '-display', 'none',
+                    '-nodefaults', '-semihosting', '-serial', 'stdio', '-kernel']
+
+
+def crash_cases(sfu, qemu_dir, case):
+    """run.check_crash on the real output of the arm64 crash kernels, and on that output broken."""
+    record_elf = os.path.join(qemu_dir, 'arm64', 'crash.elf')
+    torn_elf = os.path.join(qemu_dir, 'arm64', 'crash-torn.elf')
+    if not (os.path.exists(record_elf) and os.path.exists(torn_elf)):
+        case('the arm64 crash kernels are built (make qemu-kernels): ' + qemu_dir, False)
+        return
+    record = run.boot(ARM64_CRASH_QEMU + [record_elf], 60, run.CRASH_BOOTS + 1)[0].splitlines()
+    torn = run.boot(ARM64_CRASH_QEMU + [torn_elf], 60, run.CRASH_BOOTS + 1)[0].splitlines()
+
+    def failures(mode, lines, elf=None):
+        """run.judge's failures for a crash run, its serial output in a log file as in a run."""
+        with tempfile.TemporaryDirectory() as d:
+            log = os.path.join(d, 'serial.log')
+            with open(log, 'w') as f:
+                f.write('\n'.join(lines) + '\n')
+            scenarios, _, fails = run.judge(lines, sfu, elf or (torn_elf if mode == 'torn' else record_elf),
+                                            crash=mode, log=log)
+        return [w for _, (_, whys) in sorted(scenarios.items()) for w in whys] + [w for _, w in fails]
+
+    def changed(lines, old, new, which=0):
+        """lines with the which-th line that starts with old replaced by new (None: removed)."""
+        at = [i for i, l in enumerate(lines) if l.startswith(old)][which]
+        return lines[:at] + ([new] if new is not None else []) + lines[at + 1:]
+
+    def first(whys, text):
+        return bool(whys) and all(text in w for w in whys[:1])
+
+    case('a right crash run passes', failures('record', record) == [])
+    case('a right torn run passes', failures('torn', torn) == [])
+
+    # Boot 1's trace with one return address moved inside its function: the trace's own check
+    # still passes, the record (boot 2's print and sfu crash's decode) no longer equals it.
+    frame3 = next(l for l in record if l.lstrip().startswith('#3 '))
+    pc = frame3.split()[1]
+    moved = changed(record, frame3, frame3.replace(pc, '0x%016x' % (int(pc, 16) + 4)))
+    whys = failures('record', moved)
+    case('frames that differ from boot 1 fail', len(whys) == 2 and
+         whys[0].endswith('the record boot 2 printed: frame #3 is %s [table], boot 1 had 0x%x [table]' %
+                          (hex(int(pc, 16)), int(pc, 16) + 4)) and 'sfu crash: frame #3' in whys[1])
+    stop = changed(record, 'sfu-crash: stop: ', 'sfu-crash: stop: end-of-stack (unreliable)')
+    case('a printed stop that differs fails',
+         first(failures('record', stop), 'the record boot 2 printed: stop end-of-stack (unreliable)'))
+    data = next(l for l in record if l.startswith('sfu-crash-data 5 '))
+    bad = data.split()
+    bad[2] = ('B' if bad[2][0] != 'B' else 'C') + bad[2][1:]
+    case('a corrupted data line fails', first(failures('record', changed(record, data, ' '.join(bad))),
+                                              'sfu crash: sfu crash exited 1'))
+    case('the wrong image fails', first(failures('record', record, torn_elf), 'sfu crash: sfu crash exited 1'))
+    begin = [l.startswith('sfu-crash-begin') for l in record].index(True)
+    end = [l.startswith('sfu-crash-end') for l in record].index(True)
+    missing = record[:begin] + ['sfu-crash-refused crash-no-record'] + record[end + 1:]
+    case('a missing record fails', failures('record', missing) ==
+         ['8-crash/record: boot 2 printed no record (crash-no-record)'])
+    case('a capture that failed fails', first(failures('record', changed(
+        record, 'sfu-crash-captured', 'sfu-crash-captured crash-capture-busy')), 'capture gave crash-capture-busy'))
+    case('a wrong refusal fails', failures('torn', changed(torn, 'sfu-crash-refused crash-record-torn',
+                                                            'sfu-crash-refused crash-bad-crc')) ==
+         ['8-crash/torn: boot 2 took crash-bad-crc, expected the refusal crash-record-torn'])
+    at = torn.index('sfu-boot 2')
+    case('a capture the reset did not cut fails',
+         first(failures('torn', torn[:at] + ['sfu-crash-captured ok'] + torn[at:]), 'the reset did not cut it'))
+    case('boot 1 finding a record fails', first(failures('record', changed(
+        record, 'sfu-crash-refused crash-no-record', 'sfu-crash-begin v1 arm64')), 'boot 1 took a record'))
+    extra = record[:-1] + ['sfu-boot 3', 'sfu-error 8-crash: boot 3', 'sfu-done 1']
+    case('an extra reset fails', '8-crash/record: 3 boots, not 2: the machine reset more than once'
+         in failures('record', extra))
+    case('a boot count that did not survive fails',
+         first(failures('record', changed(record, 'sfu-boot 2', 'sfu-boot 1')), 'boots 1 1: the boot count'))
+    case('a run without its second boot fails', first(failures('record', record[:record.index('sfu-boot 2')]),
+                                                       '1 boots, not 2'))
 
 
 def main():
@@ -110,6 +193,14 @@ def main():
     case('a run with no scenario fails', run_failures(['booting', 'sfu-done 0']) == ['the guest printed no scenario'])
     case('a wrong trace fails the run',
          run_failures(serial('chain_d chain_b chain_c chain_a main _start | end-of-stack'))[0].startswith('1-faults/x: frames '))
+
+    # A guest that keeps resetting is stopped at the boot after the limit, not at the timeout.
+    output, killed = run.boot(['sh', '-c', 'while :; do echo sfu-boot 1; sleep 0.05; done'], 30, 3)
+    case('a machine that keeps resetting is stopped', killed == 'killed at boot 4: the machine kept resetting'
+         and output.count('sfu-boot') == 4)
+
+    crash_cases(sfu, sys.argv[3] if len(sys.argv) > 3 else os.path.join(os.path.dirname(os.path.abspath(corpus)), 'qemu'),
+                case)
     print('runner: %d passed, %d failed' % (passed, failed))
     return 0 if failed == 0 else 1
 
