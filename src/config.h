@@ -65,6 +65,24 @@ inline constexpr bool kBackChainFallback =
 #else
     false;
 #endif
+inline constexpr bool kSymbols =
+#ifdef CONFIG_SFU_SYMBOLS
+    true;
+#else
+    false;
+#endif
+inline constexpr bool kCrashRecords =
+#ifdef CONFIG_SFU_CRASH_RECORDS
+    true;
+#else
+    false;
+#endif
+inline constexpr unsigned kCrashStackBytes =
+#ifdef CONFIG_SFU_CRASH_STACK_BYTES
+    CONFIG_SFU_CRASH_STACK_BYTES;
+#else
+    0;
+#endif
 inline constexpr bool kArm64Tbi =
 #ifdef CONFIG_SFU_ARM64_TBI
     true;

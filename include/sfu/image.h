@@ -1,4 +1,4 @@
-/* Registering the image's own table, from the symbols linker/sfunwind.ld defines.
+/* Registering the image's own table, from the symbols the linker fragments define.
  * Header-only on purpose: the linker symbols are resolved in the kernel's own object, so the
  * sfunwind archive itself needs no symbol a kernel might not have. */
 #ifndef SFU_IMAGE_H
@@ -10,20 +10,36 @@
 extern "C" {
 #endif
 
+/* linker/sfunwind.ld or linker/sfunwind-reserve.ld: required. */
 extern const unsigned char __sfu_sframe_start[], __sfu_sframe_end[];
+/* linker/sfunwind-symbols.ld and linker/sfunwind-build-id.ld: weak, so an image whose script
+ * lacks them still links (they are then 0) and registers without names or build-id. */
+extern const unsigned char __sfu_symbols_start[] __attribute__((weak));
+extern const unsigned char __sfu_symbols_end[] __attribute__((weak));
+extern const unsigned char __sfu_build_id_start[] __attribute__((weak));
+extern const unsigned char __sfu_build_id_end[] __attribute__((weak));
 
 /* Call once at boot, in normal context, once the image runs at its link address. text_start and
- * text_end bound the code the table describes (usually your _stext/_etext). */
+ * text_end bound the code the table describes (usually your _stext/_etext). The table decides
+ * (its error is returned, and the module is not registered on one); the symbol table and the
+ * build-id are taken when present and valid, and module->symbols_error / build_id_error say why
+ * not otherwise (no-symbol-table, no-build-id when the script has none). */
 static inline enum sfu_error sfu_register_image(struct sfu_module *module, const void *text_start,
                                                 const void *text_end) {
-  struct sfu_table_desc desc;
-  desc.section = __sfu_sframe_start;
-  desc.size = (size_t)(__sfu_sframe_end - __sfu_sframe_start);
-  desc.section_addr = (uint64_t)(uintptr_t)__sfu_sframe_start;
-  desc.text_start = (uint64_t)(uintptr_t)text_start;
-  desc.text_end = (uint64_t)(uintptr_t)text_end;
-  desc.abi = SFU_ABI_ANY;
-  return sfu_register(module, &desc, "image");
+  struct sfu_module_desc desc;
+  desc.table.section = __sfu_sframe_start;
+  desc.table.size = (size_t)(__sfu_sframe_end - __sfu_sframe_start);
+  desc.table.section_addr = (uint64_t)(uintptr_t)__sfu_sframe_start;
+  desc.table.text_start = (uint64_t)(uintptr_t)text_start;
+  desc.table.text_end = (uint64_t)(uintptr_t)text_end;
+  desc.table.abi = SFU_ABI_ANY;
+  desc.name = "image";
+  desc.symbols = __sfu_symbols_start;
+  desc.symbols_size = (size_t)(__sfu_symbols_end - __sfu_symbols_start);
+  desc.symbols_addr = (uint64_t)(uintptr_t)__sfu_symbols_start;
+  desc.build_id_note = __sfu_build_id_start;
+  desc.build_id_note_size = (size_t)(__sfu_build_id_end - __sfu_build_id_start);
+  return sfu_register_module(module, &desc);
 }
 
 #ifdef __cplusplus

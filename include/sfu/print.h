@@ -6,8 +6,8 @@
  *
  * A backtrace (sfu_print_backtrace) is one line per frame, then one stop line:
  *
- *    #0     0x0000000000100800  sp 0x0000000000007ef0  task   [regs]       vmlinux
- *    #1   ? 0x0000000000100120  sp 0x0000000000007f10  task   [fp]         vmlinux
+ *    #0     0x0000000000100800  sp 0x0000000000007ef0  task   [regs]       vmlinux  do_fault+0x10/0x48
+ *    #1   ? 0x0000000000100120  sp 0x0000000000007f10  task   [fp]         vmlinux  main_loop+0x2c/0x90
  *    #2   ? 0x0000000000300030  sp 0x0000000000007fb0  task   [table]      ext4
  *   stop: end-of-stack (unreliable)
  *
@@ -24,6 +24,13 @@
  *                   backchain (s390x back-chain step), trap (registers saved by entry code)
  *   "  " module     the name of the registered table whose text holds pc; "-" when none holds
  *                   it, "(unnamed)" when it was registered without a name
+ *   "  " symbol     only when the module has symbols (symbols_error SFU_OK) and one of its
+ *                   functions covers the lookup address, and CONFIG_SFU_SYMBOLS is on:
+ *                   name "+" offset "/" size, both "0x" + lowercase hex without padding. The
+ *                   lookup address is pc for [regs] and [trap] frames, pc - 1 for the others
+ *                   (a return address: the call before it, which may be its caller's last
+ *                   instruction when the callee never returns); the offset is always pc's, so
+ *                   it may equal the size ("f+0x10/0x10"), as Linux's %pB prints
  * Fields are separated by fixed spaces, so the columns line up; no line ends in a space.
  *
  * Stop line: "stop: " + sfu_stop_name(reason) + " (reliable)" or " (unreliable)". A trace is
@@ -31,7 +38,6 @@
  * no frame marked unreliable. A walk cut short by the frame cap or by any guard is unreliable,
  * whatever its frames were.
  *
- * Symbol+offset is not printed here: the module name is.
  */
 #ifndef SFU_PRINT_H
 #define SFU_PRINT_H
@@ -69,6 +75,13 @@ void sfu_print_udec(const struct sfu_sink *sink, uint64_t value);
 /* One frame's line (format above), ending in '\n'; its index is frame->index (which saturates at
  * 255: sfu_print_backtrace counts frames itself). Prints nothing for a NULL frame. */
 void sfu_print_frame(const struct sfu_sink *sink, const struct sfu_frame *frame);
+
+/* The symbol column on its own: prints "name+0xoff/0xsize" for pc, from the function of the
+ * module's symbols covering lookup_pc (pc, or pc - 1 for a return address), and returns 1; prints
+ * nothing and returns 0 when the module is NULL, has no usable symbols, or none covers lookup_pc.
+ * No buffer: the name is decoded straight into the sink. */
+int sfu_print_symbol(const struct sfu_sink *sink, const struct sfu_module *module, uint64_t lookup_pc,
+                     uint64_t pc);
 
 /* Walks from regs (sfu_walk_start/sfu_walk_next on a cursor of its own, on this stack: about
  * 400 bytes) and prints every frame, then the stop line. Returns the number of frames, which is

@@ -61,7 +61,40 @@ extern "C" {
   X(SFU_E_NO_TEXT_RANGE, "no-text-range")             /* sfu_register needs text_end */        \
   X(SFU_E_TEXT_OVERLAP, "text-overlap")               /* text already has a registered table */ \
   X(SFU_E_REGISTRY_FULL, "registry-full")             /* CONFIG_SFU_MAX_MODULES reached */      \
-  X(SFU_E_NOT_REGISTERED, "not-registered")           /* sfu_unregister of an unknown module */
+  X(SFU_E_NOT_REGISTERED, "not-registered")           /* sfu_unregister of an unknown module */ \
+  X(SFU_E_NO_SYMBOLS, "no-symbol-table")              /* none given, or a reservation unfilled */ \
+  X(SFU_E_SYMBOLS_DISABLED, "symbols-disabled")       /* CONFIG_SFU_SYMBOLS is off */          \
+  X(SFU_E_SYMBOLS_BAD_MAGIC, "bad-symbols-magic")                                              \
+  X(SFU_E_SYMBOLS_BAD_VERSION, "bad-symbols-version")                                          \
+  X(SFU_E_SYMBOLS_UNKNOWN_FLAGS, "unknown-symbols-flags")                                      \
+  X(SFU_E_SYMBOLS_TRUNCATED, "symbols-truncated")     /* a part runs past the section */       \
+  X(SFU_E_SYMBOL_BAD_TOKEN, "bad-symbol-token")       /* built from itself or a later token */ \
+  X(SFU_E_SYMBOLS_NOT_SORTED, "symbols-not-sorted")   /* starts not strictly rising */         \
+  X(SFU_E_SYMBOLS_OVERLAP, "symbols-overlap")         /* a function runs into the next */      \
+  X(SFU_E_SYMBOL_OUTSIDE_TEXT, "symbol-outside-text") /* or its range wraps */                 \
+  X(SFU_E_SYMBOL_BAD_NAME_OFFSET, "bad-symbol-name-offset") /* names not in order, or gaps */  \
+  X(SFU_E_SYMBOL_BAD_NAME, "bad-symbol-name")         /* empty, or a NUL character */          \
+  X(SFU_E_SYMBOL_NAME_TOO_LONG, "symbol-name-too-long") /* over SFU_SYMBOL_NAME_MAX */         \
+  X(SFU_E_SYMBOL_TOKENS_TOO_DEEP, "symbol-tokens-too-deep") /* over SFU_SYMBOL_TOKEN_DEPTH */  \
+  X(SFU_E_NO_SYMBOL, "no-symbol-for-pc")              /* no function of the table covers it */ \
+  X(SFU_E_NO_BUILD_ID, "no-build-id")                 /* none given */                         \
+  X(SFU_E_BUILD_ID_TRUNCATED, "build-id-note-truncated") /* a note runs past the section */    \
+  X(SFU_E_NOT_A_BUILD_ID, "not-a-gnu-build-id")       /* no note named GNU of type 3 */        \
+  X(SFU_E_BAD_BUILD_ID_SIZE, "bad-build-id-size")     /* descriptor of 0 or > 64 bytes */ \
+  X(SFU_E_CRASH_DISABLED, "crash-records-disabled")   /* CONFIG_SFU_CRASH_RECORDS is off */    \
+  X(SFU_E_CRASH_NO_AREA, "crash-no-area")             /* image linked without the fragment */ \
+  X(SFU_E_CRASH_AREA_MISALIGNED, "crash-area-misaligned") /* not 8-byte aligned */            \
+  X(SFU_E_CRASH_AREA_TOO_SMALL, "crash-area-too-small") /* under SFU_CRASH_FIXED_SIZE */      \
+  X(SFU_E_CRASH_CAPTURE_BUSY, "crash-capture-busy")   /* another capture is writing */         \
+  X(SFU_E_CRASH_RECORD_KEPT, "crash-record-kept")     /* a complete record waits for take */   \
+  X(SFU_E_CRASH_NO_RECORD, "crash-no-record")         /* no magic, or a freed area */          \
+  X(SFU_E_CRASH_RECORD_TORN, "crash-record-torn")     /* the capture never finished */         \
+  X(SFU_E_CRASH_RECORD_TAKEN, "crash-record-taken")   /* handed over already */                \
+  X(SFU_E_CRASH_WRONG_ARCH, "crash-wrong-arch")       /* an ABI this build does not read */    \
+  X(SFU_E_CRASH_BAD_VERSION, "crash-bad-version")     /* record format not 1 */                \
+  X(SFU_E_CRASH_BAD_LENGTH, "crash-bad-length")       /* the bytes end before the record */    \
+  X(SFU_E_CRASH_BAD_CRC, "crash-bad-crc")             /* contents differ from the checksum */  \
+  X(SFU_E_CRASH_BAD_LAYOUT, "crash-bad-layout")       /* a part out of place or malformed */
 
 enum sfu_error {
 #define SFU_ERROR_ENUM(name, text) name,

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "sfu/sframe.h"
+#include "sfu/symbols.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -20,13 +21,43 @@ extern "C" {
 /* ---- Tables ------------------------------------------------------------------------------- */
 
 /* One registered table: the kernel image's own, or a loadable module's. Caller-owned storage;
- * it must stay valid while registered and until no walk can still be reading it (below). */
+ * it must stay valid while registered and until no walk can still be reading it (below).
+ * Read-only for callers once registered. Its text range is table.text_start/table.text_end. */
 struct sfu_module {
   struct sfu_table table;
   const char *name; /* for backtraces; may be NULL */
+  /* The GNU build-id (the note's descriptor bytes, pointing into the note given), or NULL and 0
+   * when build_id_error is not SFU_OK. */
+  const uint8_t *build_id;
+  uint32_t build_id_size;
+  /* SFU_OK when usable; SFU_E_NO_SYMBOLS / SFU_E_NO_BUILD_ID when none was given; otherwise why
+   * it was refused (the module is registered and walks all the same, without it). */
+  enum sfu_error symbols_error;
+  enum sfu_error build_id_error;
+  struct sfu_symbols symbols; /* names for backtraces, when symbols_error is SFU_OK */
 };
 
-/* Validates the table (as sfu_table_init does) and publishes it to walks on every CPU.
+/* Everything a module can bring. Only `table` is required (as for sfu_register); give NULL and
+ * 0 for what the module does not have. */
+struct sfu_module_desc {
+  struct sfu_table_desc table; /* the .sframe section and the module's text range */
+  const char *name;            /* for backtraces; may be NULL */
+  const void *symbols;         /* the .sfu_symbols section `sfu gen` wrote, its size and */
+  size_t symbols_size;         /* load address (function starts are relative to it); every */
+  uint64_t symbols_addr;       /* function must lie in the table's text range */
+  const void *build_id_note;   /* the .note.gnu.build-id section: its notes, read in the */
+  size_t build_id_note_size;   /* table's byte order */
+};
+
+/* Registers the module as sfu_register does: the table's error decides, and on any error the
+ * module is not registered. Then, before it is published, validates the symbol table
+ * (sfu_symbols_init, against the table's text range) and finds the build-id
+ * (sfu_build_id_from_note): a refusal of either is recorded in symbols_error or build_id_error
+ * and does not stop the registration. Call from normal context. */
+enum sfu_error sfu_register_module(struct sfu_module *module, const struct sfu_module_desc *desc);
+
+/* The table-only form of sfu_register_module (no symbols, no build-id).
+ * Validates the table (as sfu_table_init does) and publishes it to walks on every CPU.
  * desc->text_end must be set: a walk picks the table whose text holds the PC. Refuses with
  * SFU_E_NO_TEXT_RANGE, SFU_E_TEXT_OVERLAP (another registered table covers some of that text),
  * SFU_E_REGISTRY_FULL (CONFIG_SFU_MAX_MODULES tables already), or any decoder error.

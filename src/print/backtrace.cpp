@@ -1,5 +1,6 @@
 // Backtrace lines: one per frame and a stop line, in the format sfu/print.h documents. Built on
 // the formatter's public calls only; the walk runs on a cursor on this function's stack.
+#include "config.h"
 #include "sfu/print.h"
 
 namespace {
@@ -33,6 +34,19 @@ unsigned dec_width(uint64_t v) {
   return n;
 }
 
+bool find_symbol(const sfu_module *m, uint64_t lookup_pc, sfu_symbol &sym) {
+  return m && m->symbols_error == SFU_OK && sfu_symbols_find(&m->symbols, lookup_pc, &sym) == SFU_OK;
+}
+
+// "name+0xoff/0xsize", the offset that of pc.
+void print_symbol(const sfu_sink *sink, const sfu_module *m, const sfu_symbol &sym, uint64_t pc) {
+  sfu_symbol_print_name(sink, &m->symbols, &sym);
+  sfu_print_str(sink, "+");
+  sfu_print_hex(sink, pc - sym.start, 0);
+  sfu_print_str(sink, "/");
+  sfu_print_hex(sink, sym.size, 0);
+}
+
 void frame_line(const sfu_sink *sink, const sfu_frame *f, uint64_t index) {
   constexpr unsigned kIndexWidth = 3;
   sfu_print_str(sink, " #");
@@ -53,10 +67,28 @@ void frame_line(const sfu_sink *sink, const sfu_frame *f, uint64_t index) {
     sfu_print_str(sink, "(unnamed)");
   else
     sfu_print_str(sink, f->module->name);
+  if constexpr (sfu::config::kSymbols) {
+    // A return address may be just past its call, at the end of the caller (a call to a
+    // function that never returns): it is looked up one byte back, in the call.
+    bool exact = f->source == SFU_SOURCE_REGISTERS || f->source == SFU_SOURCE_TRAP_FRAME;
+    sfu_symbol sym;
+    if (find_symbol(f->module, exact ? f->pc : f->pc - 1, sym)) {
+      sfu_print_str(sink, "  ");
+      print_symbol(sink, f->module, sym, f->pc);
+    }
+  }
   sfu_print_str(sink, "\n");
 }
 
 }  // namespace
+
+extern "C" int sfu_print_symbol(const struct sfu_sink *sink, const struct sfu_module *module,
+                                uint64_t lookup_pc, uint64_t pc) {
+  sfu_symbol sym;
+  if (!find_symbol(module, lookup_pc, sym)) return 0;
+  print_symbol(sink, module, sym, pc);
+  return 1;
+}
 
 extern "C" void sfu_print_frame(const struct sfu_sink *sink, const struct sfu_frame *frame) {
   if (!frame) return;

@@ -1,0 +1,44 @@
+// The GNU build-id: the descriptor of the NT_GNU_BUILD_ID note ld writes into .note.gnu.build-id
+// when it links with --build-id. Each note is namesz, descsz, type (4 bytes each, the image's
+// byte order), the name and the descriptor, each padded to 4 bytes.
+#include "sframe/bytes.h"
+#include "sfu/symbols.h"
+
+namespace {
+
+constexpr uint32_t kNoteHeader = 12;
+constexpr uint32_t kNtGnuBuildId = 3;
+constexpr uint8_t kGnu[4] = {'G', 'N', 'U', '\0'};
+
+constexpr uint64_t pad4(uint64_t n) { return (n + 3) & ~uint64_t(3); }
+
+}  // namespace
+
+extern "C" enum sfu_error sfu_build_id_from_note(const void *note, size_t size, int big_endian,
+                                                 const uint8_t **id, uint32_t *id_size) {
+  if (!id || !id_size) return SFU_E_NULL_ARGUMENT;
+  *id = nullptr;
+  *id_size = 0;
+  if (!note || size == 0) return SFU_E_NO_BUILD_ID;
+  if (size > 0x7fffffff) return SFU_E_SECTION_TOO_LARGE;
+  const uint8_t *p = static_cast<const uint8_t *>(note);
+  sfu::sframe::Bytes b{p, uint32_t(size), big_endian != 0};
+  // Bounded: each pass moves at least one note header forward.
+  for (uint64_t at = 0; at < size;) {
+    uint32_t namesz = 0, descsz = 0, type = 0;
+    if (!b.u32(uint32_t(at), namesz) || !b.u32(uint32_t(at + 4), descsz) || !b.u32(uint32_t(at + 8), type))
+      return SFU_E_BUILD_ID_TRUNCATED;
+    uint64_t name_at = at + kNoteHeader, desc_at = name_at + pad4(namesz);
+    if (desc_at > size || descsz > size - desc_at) return SFU_E_BUILD_ID_TRUNCATED;
+    bool gnu = namesz == sizeof kGnu && type == kNtGnuBuildId;
+    for (uint32_t i = 0; gnu && i < sizeof kGnu; i++) gnu = p[name_at + i] == kGnu[i];
+    if (gnu) {
+      if (descsz == 0 || descsz > SFU_BUILD_ID_MAX) return SFU_E_BAD_BUILD_ID_SIZE;
+      *id = p + desc_at;
+      *id_size = descsz;
+      return SFU_OK;
+    }
+    at = desc_at + pad4(descsz);
+  }
+  return SFU_E_NOT_A_BUILD_ID;
+}
