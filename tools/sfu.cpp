@@ -14,7 +14,8 @@ int run_help(const Command &self, const Args &args);
 const Command kHelpCommand = {"help", "[COMMAND]", "show this text, or one command's usage", run_help};
 
 const Command *const kCommands[] = {
-    &kHelpCommand, &kDumpCommand, &kGenCommand, &kVerifyCommand, &kDiffCommand, &kSymbolizeCommand,
+    &kHelpCommand, &kDumpCommand, &kGenCommand, &kVerifyCommand, &kDiffCommand, &kSymbolizeCommand, &kCrashCommand,
+    &kSymbolsCommand,
 };
 
 const Command *find_command(const std::string &name) {

@@ -10,5 +10,7 @@ extern const Command kGenCommand;        // gen.cpp
 extern const Command kVerifyCommand;     // verify.cpp
 extern const Command kDiffCommand;       // diff.cpp
 extern const Command kSymbolizeCommand;  // symbolize.cpp
+extern const Command kCrashCommand;      // crash.cpp
+extern const Command kSymbolsCommand;    // symbols.cpp
 
 }  // namespace sfu::tools::cli

@@ -18,7 +18,6 @@ constexpr uint8_t kDataLsb = 1, kDataMsb = 2;
 constexpr uint64_t kEhdrSize = 64, kShdrSize = 64, kSymSize = 24;
 constexpr uint32_t kShtSymtab = 2;
 constexpr uint16_t kShnXindex = 0xffff, kShnLoReserve = 0xff00;
-constexpr uint8_t kSttFunc = 2;
 // Header fields the edit rewrites.
 constexpr uint64_t kEShoff = 40, kEShnum = 60;
 constexpr uint64_t kShOffset = 24, kShSize = 32;
@@ -83,12 +82,15 @@ void read_functions(const Reader &r, ElfImage &img) {
   const ElfSectionHeader &strtab = img.sections[symtab->link];
   if (!r.fits(symtab->offset, symtab->size) || !r.fits(strtab.offset, strtab.size)) return;
   for (uint64_t at = symtab->offset; at + kSymSize <= symtab->offset + symtab->size; at += kSymSize) {
-    if ((r.b[at + 4] & 0xf) != kSttFunc) continue;
     ElfSymbol sym;
-    if (!name_at(r.b, strtab.offset, strtab.size, r.u32(at), sym.name)) continue;
+    if (!name_at(r.b, strtab.offset, strtab.size, r.u32(at), sym.name) || sym.name.empty()) continue;
+    sym.type = r.b[at + 4] & 0xf;
+    sym.bind = r.b[at + 4] >> 4;
+    sym.shndx = r.u16(at + 6);
     sym.value = r.u64(at + 8);
     sym.size = r.u64(at + 16);
-    img.functions.push_back(std::move(sym));
+    img.symbols.push_back(sym);
+    if (sym.type == kSttFunc) img.functions.push_back(std::move(sym));
   }
   std::stable_sort(img.functions.begin(), img.functions.end(),
                    [](const ElfSymbol &a, const ElfSymbol &b) { return a.value < b.value; });
@@ -188,7 +190,7 @@ bool elf_find_section(const std::vector<uint8_t> &file, const std::string &name,
 }
 
 bool elf_with_section(const ElfImage &image, const std::string &name, const std::vector<uint8_t> &bytes,
-                      std::vector<uint8_t> &out, std::string &error) {
+                      std::vector<uint8_t> &out, std::string &error, uint64_t append_addr) {
   Reader r{image.file, image.big_endian};
   Layout l;
   if (!read_layout(r, l, error)) return false;
@@ -229,6 +231,7 @@ bool elf_with_section(const ElfImage &image, const std::string &name, const std:
   out.resize(added + l.shentsize, 0);
   put(out, r.big, added, name_index, 4);
   put(out, r.big, added + 4, kShtProgbits, 4);
+  put(out, r.big, added + 16, append_addr, 8);  // sh_addr
   put(out, r.big, added + kShOffset, data_off, 8);
   put(out, r.big, added + kShSize, bytes.size(), 8);
   put(out, r.big, added + 48, 8, 8);  // sh_addralign

@@ -23,9 +23,15 @@ struct ElfSectionHeader {
   uint32_t link = 0;
 };
 
+inline constexpr uint64_t kShfExecinstr = 4;
+inline constexpr uint8_t kSttNotype = 0, kSttFunc = 2;
+inline constexpr uint8_t kStbLocal = 0, kStbGlobal = 1, kStbWeak = 2;
+
 struct ElfSymbol {
   std::string name;
   uint64_t value = 0, size = 0;
+  uint8_t type = 0, bind = 0;  // st_info's STT_* and STB_*
+  uint16_t shndx = 0;          // st_shndx: the section it is defined in (0 undefined, 0xfff1 absolute)
 };
 
 struct ElfImage {
@@ -34,6 +40,7 @@ struct ElfImage {
   bool big_endian = false;
   std::vector<ElfSectionHeader> sections;
   std::vector<ElfSymbol> functions;  // STT_FUNC symbols of .symtab, sorted by address
+  std::vector<ElfSymbol> symbols;    // every named symbol of .symtab, in table order
 
   const ElfSectionHeader *section(const std::string &name) const;  // nullptr if absent
 };
@@ -65,8 +72,9 @@ bool elf_find_section(const std::vector<uint8_t> &file, const std::string &name,
 // The image with section `name` holding `bytes`. An existing section is rewritten in place, its
 // size set to the new size, the rest of its old space zeroed; nothing else moves, so loaded
 // addresses stay valid. It must be large enough (else `error` names both sizes). An absent
-// section is appended, not loaded (no SHF_ALLOC, address 0), after a copy of the section names.
+// section is appended, not loaded (no SHF_ALLOC, address append_addr: the address its contents
+// are relative to), after a copy of the section names.
 bool elf_with_section(const ElfImage &image, const std::string &name, const std::vector<uint8_t> &bytes,
-                      std::vector<uint8_t> &out, std::string &error);
+                      std::vector<uint8_t> &out, std::string &error, uint64_t append_addr = 0);
 
 }  // namespace sfu::tools

@@ -1,0 +1,144 @@
+// The .sfu_symbols writer. Names are compressed by repeated pairing: every byte value no name
+// uses is free, and each free code in turn (lowest first) becomes a token for the pair of codes
+// that occurs most often in the names so far, which is then replaced everywhere. A token costs
+// its two bytes in the table, so pairing stops when the best pair occurs twice or less. Tokens
+// are built from earlier (lower) codes only, and never nest deeper than SFU_SYMBOL_TOKEN_DEPTH,
+// which is what the reader checks.
+#include "tools/symbols/encode.h"
+
+#include <algorithm>
+#include <array>
+
+#include "symbols/format.h"
+
+namespace sfu::tools {
+namespace {
+
+namespace fmt = sfu::symbols;
+using Codes = std::vector<uint8_t>;
+
+struct Tokens {
+  std::array<uint8_t, fmt::kTokenMapSize> map{};
+  std::vector<std::array<uint8_t, 2>> pairs;  // in code order: the reader finds a pair by rank
+  std::array<uint8_t, 256> height{};          // 0 for a character; a token: 1 + its parts' highest
+};
+
+// The pair most worth a token: the most frequent (counted as replace() will replace them, left
+// to right, so "aaa" holds one "aa"), the lowest pair among equals, within the depth limit.
+// Returns its count; 0 when none is allowed.
+uint32_t best_pair(const std::vector<Codes> &names, const Tokens &t, uint32_t &best) {
+  std::vector<uint32_t> count(1u << 16, 0);
+  for (const Codes &s : names) {
+    uint32_t last = ~0u;
+    size_t last_at = 0;
+    for (size_t i = 0; i + 1 < s.size(); i++) {
+      uint32_t p = uint32_t(s[i]) << 8 | s[i + 1];
+      if (p == last && last_at + 1 == i) continue;
+      count[p]++;
+      last = p;
+      last_at = i;
+    }
+  }
+  uint32_t best_count = 0;
+  for (uint32_t p = 0; p < count.size(); p++) {
+    if (count[p] <= best_count) continue;
+    if (1u + std::max(t.height[p >> 8], t.height[p & 0xff]) > fmt::kTokenDepth) continue;
+    best_count = count[p];
+    best = p;
+  }
+  return best_count;
+}
+
+void replace(std::vector<Codes> &names, uint32_t pair, uint8_t code) {
+  uint8_t a = uint8_t(pair >> 8), b = uint8_t(pair);
+  for (Codes &s : names) {
+    size_t out = 0;
+    for (size_t i = 0; i < s.size(); out++) {
+      if (i + 1 < s.size() && s[i] == a && s[i + 1] == b) {
+        s[out] = code;
+        i += 2;
+      } else {
+        s[out] = s[i++];
+      }
+    }
+    s.resize(out);
+  }
+}
+
+Tokens make_tokens(std::vector<Codes> &names) {
+  std::array<bool, 256> used{};
+  for (const Codes &s : names)
+    for (uint8_t c : s) used[c] = true;
+  Tokens t;
+  for (uint32_t code = 0; code < 256; code++) {
+    if (used[code]) continue;
+    uint32_t pair = 0;
+    // A token saves one byte per occurrence and costs two in the table.
+    if (best_pair(names, t, pair) <= fmt::kTokenSize) break;
+    t.map[code >> 3] |= uint8_t(1u << (code & 7));
+    t.pairs.push_back({uint8_t(pair >> 8), uint8_t(pair)});
+    t.height[code] = uint8_t(1 + std::max(t.height[pair >> 8], t.height[pair & 0xff]));
+    replace(names, pair, uint8_t(code));
+  }
+  return t;
+}
+
+struct Writer {
+  std::vector<uint8_t> &out;
+  bool big;
+  void put(uint64_t v, unsigned n) {
+    for (unsigned i = 0; i < n; i++) out.push_back(uint8_t(v >> (8 * (big ? n - 1 - i : i))));
+  }
+};
+
+}  // namespace
+
+bool encode_symbols(const std::vector<SymbolFunction> &functions, const SymbolEncodeOptions &options,
+                    std::vector<uint8_t> &out, SymbolTableStats &stats, std::string &error) {
+  stats = SymbolTableStats{};
+  std::vector<Codes> names;
+  for (size_t i = 0; i < functions.size(); i++) {
+    const SymbolFunction &f = functions[i];
+    auto at = [&] { return " (" + f.name + " at " + std::to_string(f.start) + ")"; };
+    if (f.name.empty() || f.name.find('\0') != std::string::npos) return (error = "a name empty or holding a NUL" + at(), false);
+    if (i > 0 && f.start <= functions[i - 1].start) return (error = "functions not sorted by address" + at(), false);
+    if (i > 0 && functions[i - 1].start + functions[i - 1].size > f.start) return (error = "functions overlap" + at(), false);
+    int64_t rel = int64_t(f.start - options.section_addr);
+    if (rel != int64_t(int32_t(rel))) return (error = "a function more than 2 GiB from the section" + at(), false);
+    if (f.size > UINT32_MAX) return (error = "a function of 4 GiB or more" + at(), false);
+    size_t keep = std::min<size_t>(f.name.size(), fmt::kNameMax);
+    stats.truncated += keep < f.name.size();
+    stats.raw_name_bytes += keep;
+    names.emplace_back(f.name.begin(), f.name.begin() + keep);
+  }
+  Tokens t = make_tokens(names);
+
+  out.clear();
+  Writer w{out, options.big_endian};
+  w.put(fmt::kMagic, 4);
+  w.put(fmt::kVersion, 1);
+  w.put(0, 1);  // flags
+  w.put(0, 2);  // reserved
+  w.put(functions.size(), 4);
+  size_t names_size = 0;
+  for (const Codes &s : names) names_size += s.size();
+  w.put(names_size, 4);
+  out.insert(out.end(), t.map.begin(), t.map.end());
+  for (const auto &p : t.pairs) out.insert(out.end(), p.begin(), p.end());
+  size_t name_at = 0;
+  for (size_t i = 0; i < functions.size(); i++) {
+    w.put(uint32_t(int32_t(int64_t(functions[i].start - options.section_addr))), 4);
+    w.put(functions[i].size, 4);
+    w.put(name_at, 4);
+    name_at += names[i].size();
+  }
+  for (const Codes &s : names) out.insert(out.end(), s.begin(), s.end());
+  if (out.size() > fmt::kMaxSectionSize) return (error = "the symbol table would be 2 GiB or more", false);
+  stats.functions = functions.size();
+  stats.bytes = out.size();
+  stats.tokens = t.pairs.size();
+  stats.name_bytes = fmt::kTokenMapSize + fmt::kTokenSize * t.pairs.size() + names_size;
+  return true;
+}
+
+}  // namespace sfu::tools
