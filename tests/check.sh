@@ -52,7 +52,7 @@ run_suite unit "$BUILD/tests/unit_tests"
 run_suite variant "$BUILD/tests/variant_tests"
 run_suite linker "$BUILD/tests/linked_image"
 run_suite embed bash tests/linker/embed.sh "$BUILD/tools/sfu" "$BUILD/check" \
-  "$BUILD/tests/reserve_image_gcc" "$BUILD/tests/reserve_image_clang"
+  "$BUILD/tests/reserve_image_gcc" "$BUILD/tests/reserve_image_clang" --symbols-only "$BUILD/tests/symbols_image_gas"
 run_suite walk-x86 "$BUILD/tests/x86_walk_tests"
 run_suite freestanding bash tests/freestanding.sh "$BUILD"
 run_suite gen bash tests/gen/check.sh "$BUILD/tools/sfu" "$BUILD/gen-corpus" "$BUILD/check/gen"

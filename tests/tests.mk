@@ -77,7 +77,7 @@ include tests/x86_64/x86_64.mk
 
 # A host program linked with linker/sfunwind.ld, registering and walking its own table.
 $(BUILD)/tests/linked_image: tests/linker/linked_image.c tests/linker/insert.ld linker/sfunwind.ld \
-		include/sfu/image.h $(HOST_DIR)/libsfu.a
+		linker/sfunwind-build-id.ld include/sfu/image.h $(HOST_DIR)/libsfu.a
 	@mkdir -p $(@D)
 	gcc -std=gnu11 -O2 -Wall -Wextra -Werror -Wa,--gsframe -Iinclude -Llinker \
 		-Wl,-T,tests/linker/insert.ld -o $@ $< $(HOST_DIR)/libsfu.a -lpthread
@@ -85,10 +85,19 @@ $(BUILD)/tests/linked_image: tests/linker/linked_image.c tests/linker/insert.ld 
 # The same program built without SFrame (gcc and clang) and linked with sfunwind-reserve.ld:
 # tests/linker/embed.sh gives it its table with `sfu gen`.
 $(BUILD)/tests/reserve_image_%: tests/linker/linked_image.c tests/linker/insert-reserve.ld \
-		linker/sfunwind-reserve.ld include/sfu/image.h $(HOST_DIR)/libsfu.a
+		linker/sfunwind-reserve.ld linker/sfunwind-symbols.ld linker/sfunwind-build-id.ld include/sfu/image.h \
+		$(HOST_DIR)/libsfu.a
 	@mkdir -p $(@D)
 	$(if $(filter clang,$*),$(CLANG),gcc) -std=gnu11 -O2 -Wall -Wextra -Werror -Iinclude -Llinker \
 		-Wl,-T,tests/linker/insert-reserve.ld -o $@ $< $(HOST_DIR)/libsfu.a -lpthread
+
+# The gas-table program once more, with room for the names `sfu gen --symbols-only` writes
+# (sfunwind.ld and sfunwind-symbols.ld): embed.sh gives it its names.
+$(BUILD)/tests/symbols_image_gas: tests/linker/linked_image.c tests/linker/insert-symbols.ld linker/sfunwind.ld \
+		linker/sfunwind-symbols.ld linker/sfunwind-build-id.ld include/sfu/image.h $(HOST_DIR)/libsfu.a
+	@mkdir -p $(@D)
+	gcc -std=gnu11 -O2 -Wall -Wextra -Werror -Wa,--gsframe -Iinclude -Llinker \
+		-Wl,-T,tests/linker/insert-symbols.ld -o $@ $< $(HOST_DIR)/libsfu.a -lpthread
 
 .PHONY: unit-tests fuzz-build
 unit-tests: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests
@@ -98,7 +107,8 @@ fuzz: $(FUZZ_DIR)/fuzz_sframe
 	bash tests/fuzz/run.sh $(FUZZ_DIR)/fuzz_sframe $(FUZZ_SECONDS) $(SFU_CORPUS)
 
 check: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests $(BUILD)/tests/linked_image \
-		$(BUILD)/tests/reserve_image_gcc $(BUILD)/tests/reserve_image_clang gen-corpus qemu-kernels \
+		$(BUILD)/tests/reserve_image_gcc $(BUILD)/tests/reserve_image_clang $(BUILD)/tests/symbols_image_gas \
+		gen-corpus qemu-kernels \
 		$(BUILD)/tests/x86_walk_tests $(FUZZ_DIR)/fuzz_sframe tools
 	@$(MAKE) --no-print-directory ARCH=x86_64 lib
 	@$(MAKE) --no-print-directory ARCH=arm64 lib

@@ -1,11 +1,16 @@
 /* A program linked with linker/sfunwind.ld (through tests/linker/insert.ld) and built with
  * -Wa,--gsframe: it registers its own table with sfu_register_image and walks from a point three
- * calls deep. Prints "linker: N passed, M failed". */
+ * calls deep. Its build-id must be found; when its script reserves .sfu_symbols (the embed
+ * suite's images, given their tables by `sfu gen`), the names must come out right at the address
+ * the program was loaded at (a PIE, moved by the loader). Prints "build-id: HEX" and the
+ * backtrace, then "linker: N passed, M failed". */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "sfu/image.h"
+#include "sfu/print.h"
 
 extern char __executable_start[], etext[];
 
@@ -32,6 +37,20 @@ __attribute__((noinline)) void walk_here(void) {
 }
 __attribute__((noinline)) void middle(void) { walk_here(); __asm__ volatile(""); }
 __attribute__((noinline)) void outer(void) { middle(); __asm__ volatile(""); }
+
+/* The symbol covering pc is fn's, named name. */
+static int named(const struct sfu_module *m, uint64_t pc, void (*fn)(void), const char *name) {
+  struct sfu_symbol sym;
+  char buf[64];
+  if (sfu_symbols_find(&m->symbols, pc, &sym) != SFU_OK) return 0;
+  sfu_symbol_name(&m->symbols, &sym, buf, sizeof buf);
+  return sym.start == (uint64_t)(uintptr_t)fn && strcmp(buf, name) == 0;
+}
+
+static void out_putc(void *ctx, char c) {
+  (void)ctx;
+  putchar(c);
+}
 
 static int inside(uint64_t pc, void (*fn)(void)) {
   uint64_t start = (uint64_t)(uintptr_t)fn;
@@ -61,6 +80,29 @@ int main(void) {
   check(npcs >= 4 && pcs[3] > (uint64_t)(uintptr_t)&main && pcs[3] < (uint64_t)(uintptr_t)&main + 512,
         "frame 3 in main");
   check(why == SFU_STOP_END, "the walk ends cleanly where the program's text ends");
+
+  check(module.build_id_error == SFU_OK && module.build_id_size >= 8, "the build-id note is found");
+  printf("build-id: ");
+  for (uint32_t i = 0; i < module.build_id_size; i++) printf("%02x", module.build_id[i]);
+  printf("\n");
+  if (__sfu_symbols_start) {
+    check(module.symbols_error == SFU_OK, "the symbol table registers");
+    if (module.symbols_error) printf("  %s\n", sfu_error_name(module.symbols_error));
+    check(named(&module, (uint64_t)(uintptr_t)&outer, outer, "outer") &&
+              named(&module, (uint64_t)(uintptr_t)&middle + 1, middle, "middle") &&
+              named(&module, pcs[0] - 1, walk_here, "walk_here"),
+          "names at the address the program runs at");
+    struct sfu_regs regs;
+    sfu_capture_here(&regs);
+    struct sfu_walk_config config = {0};
+    config.stacks = &stack;
+    config.num_stacks = 1;
+    config.abi = SFU_ABI_AMD64_LE;
+    struct sfu_sink sink = {out_putc, 0};
+    sfu_print_backtrace(&sink, &regs, &config);
+  } else {
+    check(module.symbols_error == SFU_E_NO_SYMBOLS, "no .sfu_symbols reserved: registered without names");
+  }
   printf("linker: %d passed, %d failed\n", passed, failed);
   return failed != 0;
 }

@@ -68,6 +68,28 @@ Registered::Registered(const TableSpec &spec, uint64_t text_start, uint64_t text
   error_ = sfu_register(&module_, &d, name);
 }
 
+Registered::Registered(const TableSpec &spec, uint64_t text_start, uint64_t text_end, const char *name,
+                       ModuleExtras extras)
+    : bytes_(build_section(spec)), extras_(std::move(extras)) {
+  sfu_module_desc d{};
+  d.table.section = bytes_.data();
+  d.table.size = bytes_.size();
+  d.table.section_addr = spec.section_addr;
+  d.table.text_start = text_start;
+  d.table.text_end = text_end;
+  d.name = name;
+  if (!extras_.symbols.empty()) {
+    d.symbols = extras_.symbols.data();
+    d.symbols_size = extras_.symbols.size();
+    d.symbols_addr = extras_.symbols_addr;
+  }
+  if (!extras_.build_id_note.empty()) {
+    d.build_id_note = extras_.build_id_note.data();
+    d.build_id_note_size = extras_.build_id_note.size();
+  }
+  error_ = sfu_register_module(&module_, &d);
+}
+
 Registered::~Registered() {
   if (error_ == SFU_OK) sfu_unregister(&module_);
 }

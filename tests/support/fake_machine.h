@@ -47,15 +47,25 @@ class FakeMemory {
   std::mutex record_;  // guards reads_ and stray_
 };
 
-// A table registered for one test's lifetime.
+// What a module may bring besides its table (sfu_module_desc), as bytes the test owns.
+struct ModuleExtras {
+  std::vector<uint8_t> symbols;  // a .sfu_symbols section; empty: none given
+  uint64_t symbols_addr = 0;
+  std::vector<uint8_t> build_id_note;  // empty: none given
+};
+
+// A table registered for one test's lifetime (with sfu_register_module when given extras).
 class Registered {
  public:
   Registered(const TableSpec &spec, uint64_t text_start, uint64_t text_end, const char *name = "test");
+  Registered(const TableSpec &spec, uint64_t text_start, uint64_t text_end, const char *name, ModuleExtras extras);
   ~Registered();
   sfu_error error() const { return error_; }
+  const sfu_module &module() const { return module_; }
 
  private:
   std::vector<uint8_t> bytes_;
+  ModuleExtras extras_;
   sfu_module module_{};
   sfu_error error_;
 };

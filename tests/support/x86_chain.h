@@ -15,12 +15,12 @@ struct X86Chain {
   Registered reg;
   FakeMemory mem{false};
 
-  explicit X86Chain(const char *name = "test")
+  explicit X86Chain(const char *name = "test", ModuleExtras extras = {})
       : reg(table_spec(3, SFU_ABI_AMD64_LE,
                        {fde_spec(A, 0x40, {{0, {8}}, {4, {40}}, {0x20, {}}}),
                         fde_spec(B, 0x40, {{0, {8}}, {1, {16, -16}}, {4, {16, -16}, false}, {0x3f, {8, -16}}}),
                         fde_spec(C, 0x20, {{0, {8}}, {1, {16, -16}}, {0x18, {8, -16}}})}),
-            kText, kText + 0x1000, name) {
+            kText, kText + 0x1000, name, std::move(extras)) {
     mem.add_stack(kStackLo, kStackHi);
     mem.put(0x7f08, B + 0x20);  // C at C+0x10: CFA = rsp + 16; RA at CFA - 8
     mem.put(0x7f00, 0x7fa0);    // C: saved rbp (B's) at CFA - 16

@@ -8,6 +8,7 @@
 
 #include "sfu/print.h"
 #include "support/fake_machine.h"
+#include "support/symbols_builder.h"
 #include "support/x86_chain.h"
 
 using namespace sfu::test;
@@ -274,6 +275,91 @@ TEST(PrintBacktrace, TwoModules) {
             " #2     0x0000000000100024  sp 0x0000000000007f18  task   [table]      vmlinux\n"
             "stop: end-of-stack (reliable)\n");
   EXPECT_EQ(t.frames, 3u);
+}
+
+// ---- the symbol column ---------------------------------------------------------------------------
+
+constexpr uint64_t kSymbolsAt = kText + 0x2000;
+
+// Names for the chain's functions (x86_chain.h): A_fn [A, +0x40), B_fn [B, +0x20) and right after
+// it after_b [B + 0x20, +0x20), so B's call to C, at B's very end, returns to after_b's first
+// byte; C_fn [C, +0x20). The gap [A + 0x40, B) has no name.
+ModuleExtras chain_symbols() {
+  auto rel = [](uint64_t addr) { return int64_t(addr) - int64_t(kSymbolsAt); };
+  RawSymbols r = plain_symbols({{rel(kText), 0x40, codes("A_fn")},
+                                {rel(kText + 0x100), 0x20, codes("B_fn")},
+                                {rel(kText + 0x120), 0x20, codes("after_b")},
+                                {rel(kText + 0x200), 0x20, codes("C_fn")}});
+  return ModuleExtras{build_symbols(r), kSymbolsAt, {}};
+}
+
+TEST(PrintSymbols, NameOffsetAndSizeInEveryFrame) {
+  X86Chain x("vmlinux", chain_symbols());
+  ASSERT_EQ(x.reg.error(), SFU_OK);
+  ASSERT_EQ(x.reg.module().symbols_error, SFU_OK);
+  Trace t = print_trace(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
+  // #1 returns to B + 0x20, after_b's first byte: the call is B's last instruction (a call that
+  // never returns would leave it so), and the frame names B, at offset 0x20 of its 0x20 bytes.
+  EXPECT_EQ(t.text,
+            " #0     0x0000000000100210  sp 0x0000000000007f00  task   [regs]       vmlinux  C_fn+0x10/0x20\n"
+            " #1     0x0000000000100120  sp 0x0000000000007f10  task   [table]      vmlinux  B_fn+0x20/0x20\n"
+            " #2     0x0000000000100030  sp 0x0000000000007fb0  task   [table]      vmlinux  A_fn+0x30/0x40\n"
+            "stop: end-of-stack (reliable)\n");
+}
+
+TEST(PrintSymbols, ExactPcForRegistersAndTrapFramesPcMinusOneForReturnAddresses) {
+  X86Chain x("vmlinux", chain_symbols());
+  sfu_frame f{};
+  f.pc = kText + 0x120;  // after_b's first byte, B's end
+  f.module = &x.reg.module();
+  f.reliable = 1;
+  auto column = [&](uint8_t source) {
+    f.source = source;
+    std::string line = printed([&](const sfu_sink *s) { sfu_print_frame(s, &f); });
+    return line.substr(line.find("vmlinux") + 7);
+  };
+  EXPECT_EQ(column(SFU_SOURCE_REGISTERS), "  after_b+0x0/0x20\n");
+  EXPECT_EQ(column(SFU_SOURCE_TRAP_FRAME), "  after_b+0x0/0x20\n");
+  EXPECT_EQ(column(SFU_SOURCE_TABLE), "  B_fn+0x20/0x20\n");
+  EXPECT_EQ(column(SFU_SOURCE_FRAME_POINTER), "  B_fn+0x20/0x20\n");
+  EXPECT_EQ(column(SFU_SOURCE_BACK_CHAIN), "  B_fn+0x20/0x20\n");
+  // No function covers the gap: no column, and no trailing space.
+  f.pc = kText + 0x80;
+  EXPECT_EQ(column(SFU_SOURCE_REGISTERS), "\n");
+  // The column on its own.
+  EXPECT_EQ(printed([&](const sfu_sink *s) { EXPECT_EQ(sfu_print_symbol(s, f.module, kText + 0x1f, kText + 0x20), 1); }),
+            "A_fn+0x20/0x40");
+  EXPECT_EQ(printed([&](const sfu_sink *s) { EXPECT_EQ(sfu_print_symbol(s, f.module, kText + 0x40, kText + 0x40), 0); }),
+            "");
+  EXPECT_EQ(printed([&](const sfu_sink *s) { EXPECT_EQ(sfu_print_symbol(s, nullptr, kText, kText), 0); }), "");
+}
+
+TEST(PrintSymbols, NoColumnWithoutSymbolsOrWithRefusedOnes) {
+  const std::string plain =
+      " #0     0x0000000000100210  sp 0x0000000000007f00  task   [regs]       vmlinux\n"
+      " #1     0x0000000000100120  sp 0x0000000000007f10  task   [table]      vmlinux\n"
+      " #2     0x0000000000100030  sp 0x0000000000007fb0  task   [table]      vmlinux\n"
+      "stop: end-of-stack (reliable)\n";
+  {
+    ModuleExtras bad = chain_symbols();
+    bad.symbols[4] = 7;  // version
+    X86Chain x("vmlinux", bad);
+    ASSERT_EQ(x.reg.error(), SFU_OK);
+    EXPECT_EQ(x.reg.module().symbols_error, SFU_E_SYMBOLS_BAD_VERSION);
+    EXPECT_EQ(print_trace(x.start(), x.mem.config(SFU_ABI_AMD64_LE)).text, plain);
+  }
+  {
+    // Symbols outside the module's text are refused the same way.
+    ModuleExtras outside = chain_symbols();
+    outside.symbols_addr = kText + 0x100000;
+    X86Chain y("vmlinux", outside);
+    ASSERT_EQ(y.reg.error(), SFU_OK);
+    EXPECT_EQ(y.reg.module().symbols_error, SFU_E_SYMBOL_OUTSIDE_TEXT);
+    EXPECT_EQ(print_trace(y.start(), y.mem.config(SFU_ABI_AMD64_LE)).text, plain);
+  }
+  X86Chain none("vmlinux");  // none given
+  EXPECT_EQ(none.reg.module().symbols_error, SFU_E_NO_SYMBOLS);
+  EXPECT_EQ(print_trace(none.start(), none.mem.config(SFU_ABI_AMD64_LE)).text, plain);
 }
 
 }  // namespace

@@ -1,9 +1,13 @@
 // The core built with tests/variant/minimal.config: what the Kconfig switches change.
 #include <gtest/gtest.h>
 
+#include <string>
+
+#include "sfu/print.h"
 #include "sfu/sframe.h"
 #include "support/fake_machine.h"
 #include "support/sframe_builder.h"
+#include "support/symbols_builder.h"
 
 using namespace sfu::test;
 
@@ -101,6 +105,36 @@ TEST(MinimalConfig, S390xBackChainZeroEndsTheWalk) {
   ASSERT_EQ(w.frames.size(), 1u);
   EXPECT_NE(w.frames[0].module, nullptr);
   EXPECT_EQ(w.stop, SFU_STOP_END);
+}
+
+TEST(MinimalConfig, SymbolsOffReadsNoTable) {
+  // A valid table for [kText, kText + 0x40), 0x1000 below its section.
+  std::vector<uint8_t> sec = build_symbols(plain_symbols({{-0x1000, 0x40, codes("f")}}));
+  sfu_symbols view;
+  sfu_symbols_desc d{sec.data(), sec.size(), kText + 0x1000, 0, 0};
+  EXPECT_EQ(sfu_symbols_init(&view, &d), SFU_E_SYMBOLS_DISABLED);
+  sfu_symbols_desc none{nullptr, 0, 0, 0, 0};
+  EXPECT_EQ(sfu_symbols_init(&view, &none), SFU_E_NO_SYMBOLS);  // none given is still said so
+  sfu_symbol sym{kText, 0x40, 0};
+  EXPECT_EQ(sfu_symbols_find(&view, kText, &sym), SFU_E_NOT_INITIALIZED);
+  char buf[8] = "junk";
+  EXPECT_EQ(sfu_symbol_name(&view, &sym, buf, sizeof buf), 0u);
+  EXPECT_STREQ(buf, "");
+
+  // The module registers all the same; its frames print without the column.
+  Registered reg{table_spec(3, SFU_ABI_AMD64_LE, {fde_spec(kText, 0x40, {{0, {8}}})}), kText, kText + 0x1000, "img",
+                 ModuleExtras{sec, kText + 0x1000, {}}};
+  ASSERT_EQ(reg.error(), SFU_OK);
+  EXPECT_EQ(reg.module().symbols_error, SFU_E_SYMBOLS_DISABLED);
+  sfu_frame f{};
+  f.pc = kText + 4;
+  f.module = &reg.module();
+  f.reliable = 1;
+  std::string line;
+  sfu_sink sink{[](void *ctx, char c) { static_cast<std::string *>(ctx)->push_back(c); }, &line};
+  sfu_print_frame(&sink, &f);
+  EXPECT_EQ(line, " #0     0x0000000000100004  sp 0x0000000000000000  task   [regs]       img\n");
+  EXPECT_EQ(sfu_print_symbol(&sink, &reg.module(), kText, kText), 0);
 }
 
 }  // namespace
