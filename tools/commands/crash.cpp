@@ -1,0 +1,75 @@
+// sfu crash: decodes crash records (a binary record, or a serial log holding printed ones) with
+// the images of their modules, matched by GNU build-id, and walks each stack again on the host.
+#include "tools/commands/commands.h"
+#include "tools/crash/report.h"
+
+namespace sfu::tools::cli {
+namespace {
+
+// Exit status beyond cli.h's: decoded, but the host's walk disagrees with the device's (or could
+// not be done).
+constexpr int kExitDiffers = 3;
+
+int run_crash(const Command &self, const Args &args) {
+  Options o;
+  if (!parse_options(self, args, {"--no-lines"}, {"--image"}, o)) return kExitUsage;
+  // --image may be given many times: parse_options keeps the last, so collect them here.
+  std::vector<std::string> image_paths;
+  for (size_t i = 0; i + 1 < args.size(); i++)
+    if (args[i] == "--image") image_paths.push_back(args[++i]);
+  if (o.files.size() != 1) return usage_error(self, "give one input: a record or a serial log");
+  if (image_paths.empty()) return usage_error(self, "give the image of each module with --image");
+  const std::string &input = o.files[0];
+
+  std::vector<crash::CrashImage> images(image_paths.size());
+  for (size_t i = 0; i < image_paths.size(); i++) {
+    std::string error;
+    if (!crash::load_crash_image(image_paths[i], !o.has("--no-lines"), images[i], error)) return refused(self, image_paths[i], error);
+  }
+  std::vector<uint8_t> bytes;
+  std::vector<crash::FoundRecord> found;
+  std::string error;
+  if (!read_file(input, bytes, error) || !crash::find_records(bytes, input, found, error))
+    return refused(self, input, error);
+
+  crash::ReportOptions options;
+  options.lines = !o.has("--no-lines");
+  int status = kExitOk;
+  std::vector<bool> used(images.size(), false);
+  for (size_t i = 0; i < found.size(); i++) {
+    crash::RecordReport r;
+    crash::report_record(found[i], images, options, r);
+    std::string which = found.size() > 1 ? "record " + std::to_string(i + 1) + " of " + std::to_string(found.size()) + ": " : "";
+    if (!r.error.empty()) {
+      refused(self, found[i].where, which + r.error);
+      status = kExitFailed;
+      continue;
+    }
+    if (i > 0) printf("\n");
+    fputs(r.text.c_str(), stdout);
+    for (size_t k = 0; k < used.size(); k++) used[k] = used[k] || r.used[k];
+    if (r.differs && status == kExitOk) status = kExitDiffers;
+  }
+  // An image no decoded record has a module for is the wrong one: say so, never use it silently.
+  for (size_t k = 0; k < images.size(); k++)
+    if (!used[k] && status != kExitFailed) {
+      std::string id;
+      for (uint8_t b : images[k].build_id) id += "0123456789abcdef"[b >> 4], id += "0123456789abcdef"[b & 15];
+      refused(self, images[k].path, "its build-id " + id + " is none of the record's modules: the wrong image?");
+      status = kExitFailed;
+    }
+  return status;
+}
+
+}  // namespace
+
+const Command kCrashCommand = {
+    "crash", "INPUT --image ELF [--image ELF...] [--no-lines]",
+    "decode crash records (binary, or printed in a serial log) and walk their stacks again", run_crash};
+
+}  // namespace sfu::tools::cli
+
+// The walker's memory hook in this program: the stack windows of the record being walked again.
+extern "C" int sfu_hook_read_nofault(void *dst, uint64_t src, size_t len) {
+  return sfu::tools::crash::read_window_memory(dst, src, len);
+}

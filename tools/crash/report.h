@@ -1,0 +1,47 @@
+// `sfu crash`'s decoding of one record: the images matched to its modules by GNU build-id, the
+// trace with names (and source lines) from them, and the host's own walk compared with the
+// device's. Every refusal is one sentence naming the record, module or image at fault.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tools/crash/records.h"
+#include "tools/crash/reunwind.h"
+#include "tools/dwarf/source.h"
+#include "tools/elf/elf_file.h"
+
+namespace sfu::tools::crash {
+
+struct CrashImage {
+  std::string path;
+  ElfImage elf;
+  uint8_t abi = 0;                // SFU_ABI_* of its machine and byte order
+  std::vector<uint8_t> build_id;  // the GNU build-id note's descriptor
+  bool has_table = false;         // its .sframe, or one built from its CFI
+  std::string table_from;         // ".sframe" or "CFI"
+  ModuleTable table;
+  dwarf::SourceImage source;      // file:line and inlined frames, when loaded with lines
+};
+
+// Reads the ELF, its build-id and its table, and with `lines` its DWARF; refuses an image
+// without a build-id (it could match nothing) and one whose DWARF is malformed.
+bool load_crash_image(const std::string &path, bool lines, CrashImage &out, std::string &error);
+
+struct ReportOptions {
+  bool lines = true;  // file:line and inlined frames: every image used must have DWARF
+};
+
+struct RecordReport {
+  std::string text;        // what to print on stdout
+  std::string error;       // the refusal ("" when decoded)
+  bool differs = false;    // the host's walk disagrees with the device's
+  std::vector<bool> used;  // per image: it matched a module of this record
+};
+
+// Decodes one record found in the input (its bytes checked by sfu_crash_open).
+void report_record(const FoundRecord &found, const std::vector<CrashImage> &images, const ReportOptions &options,
+                   RecordReport &out);
+
+}  // namespace sfu::tools::crash
