@@ -12,7 +12,7 @@ constexpr int kExitDiffers = 3;
 
 int run_crash(const Command &self, const Args &args) {
   Options o;
-  if (!parse_options(self, args, {"--no-lines"}, {"--image"}, o)) return kExitUsage;
+  if (!parse_options(self, args, {"--no-lines"}, {"--image", "--save-record"}, o)) return kExitUsage;
   // --image may be given many times: parse_options keeps the last, so collect them here.
   std::vector<std::string> image_paths;
   for (size_t i = 0; i + 1 < args.size(); i++)
@@ -31,6 +31,10 @@ int run_crash(const Command &self, const Args &args) {
   std::string error;
   if (!read_file(input, bytes, error) || !crash::find_records(bytes, input, found, error))
     return refused(self, input, error);
+  // --save-record FILE: the bytes of the record decoded, as captured (one record only).
+  const std::string save = o.value("--save-record");
+  if (!save.empty() && found.size() != 1)
+    return refused(self, input, "holds " + std::to_string(found.size()) + " records: --save-record takes one");
 
   crash::ReportOptions options;
   options.lines = !o.has("--no-lines");
@@ -47,6 +51,7 @@ int run_crash(const Command &self, const Args &args) {
     }
     if (i > 0) printf("\n");
     fputs(r.text.c_str(), stdout);
+    if (!save.empty() && !write_file(save, found[i].bytes, error)) return refused(self, save, error);
     for (size_t k = 0; k < used.size(); k++) used[k] = used[k] || r.used[k];
     if (r.differs && status == kExitOk) status = kExitDiffers;
   }
@@ -64,7 +69,7 @@ int run_crash(const Command &self, const Args &args) {
 }  // namespace
 
 const Command kCrashCommand = {
-    "crash", "INPUT --image ELF [--image ELF...] [--no-lines]",
+    "crash", "INPUT --image ELF [--image ELF...] [--no-lines] [--save-record FILE]",
     "decode crash records (binary, or printed in a serial log) and walk their stacks again", run_crash};
 
 }  // namespace sfu::tools::cli
