@@ -17,8 +17,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run  # noqa: E402
 
 
-def frame_line(i, pc, source):
-    return ' #%-3d    0x%016x  sp 0x0000000000007f00  task   %-11s  image' % (i, pc, '[%s]' % source)
+def frame_line(i, pc, source, symbol=None, module='image'):
+    line = ' #%-3d    0x%016x  sp 0x0000000000007f00  task   %-11s  %s' % (i, pc, '[%s]' % source, module)
+    return line + ('  ' + symbol if symbol else '')
 
 
 # The arm64 crash kernels need no timer or interrupt controller: a plain virt machine, without
@@ -56,13 +57,28 @@ def crash_cases(sfu, qemu_dir, case):
         return bool(whys) and all(text in w for w in whys[:1])
 
     case('a right crash run passes', failures('record', record) == [])
+    with tempfile.TemporaryDirectory() as keep:
+        log = os.path.join(keep, 'serial.log')
+        with open(log, 'w') as f:
+            f.write('\n'.join(record) + '\n')
+        scenarios, _, _ = run.judge(record, sfu, record_elf, crash='record', log=log, keep=keep)
+        kept = run.decode_record(sfu, os.path.join(keep, 'kernel.elf'), os.path.join(keep, 'record.bin'))
+        case('a crash run keeps its record and kernel, which decode alike',
+             scenarios[run.CRASH_SCENARIO][1] == [] and kept[2] is None and kept[0] and
+             kept[:2] == run.decode_record(sfu, record_elf, log)[:2])
     case('a right torn run passes', failures('torn', torn) == [])
 
-    # Boot 1's trace with one return address moved inside its function: the trace's own check
-    # still passes, the record (boot 2's print and sfu crash's decode) no longer equals it.
+    # Boot 1's trace with one return address moved inside its function (its symbol column with
+    # it): the trace's own check still passes, the record (boot 2's print and sfu crash's
+    # decode) no longer equals it.
     frame3 = next(l for l in record if l.lstrip().startswith('#3 '))
-    pc = frame3.split()[1]
-    moved = changed(record, frame3, frame3.replace(pc, '0x%016x' % (int(pc, 16) + 4)))
+    pc, symbol = frame3.split()[1], frame3.split()[-1]
+    name, _, offset = symbol.partition('+')
+    moved_line = frame3.replace(pc, '0x%016x' % (int(pc, 16) + 4))
+    if offset:  # name+0xoff/0xsize
+        off, _, size = offset.partition('/')
+        moved_line = moved_line.replace(symbol, '%s+0x%x/%s' % (name, int(off, 16) + 4, size))
+    moved = changed(record, frame3, moved_line)
     whys = failures('record', moved)
     case('frames that differ from boot 1 fail', len(whys) == 2 and
          whys[0].endswith('the record boot 2 printed: frame #3 is %s [table], boot 1 had 0x%x [table]' %
@@ -109,22 +125,36 @@ def main():
         into.setdefault(target, ra)
     nm = subprocess.run(['nm', elf], capture_output=True, text=True, check=True).stdout
     start_of = {f[2]: int(f[0], 16) for f in (l.split() for l in nm.splitlines()) if len(f) == 3}
+    sized = [(int(f[0], 16), int(f[1], 16), f[3]) for f in (l.split() for l in
+             subprocess.run(['nm', '-S', elf], capture_output=True, text=True, check=True).stdout.splitlines())
+             if len(f) == 4 and f[2] in 'tT']
+
+    def device_name(pc, src):
+        """What a kernel prints for the frame: the function of the lookup address, pc's offset."""
+        lookup = pc - 1 if src in run.RETURN_SOURCES else pc
+        for start, size, name in sized:
+            if start <= lookup < start + size:
+                return '%s+0x%x/0x%x' % (name, pc - start, size)
+        return None
 
     # chain_d interrupted two bytes in, then each caller's return address.
     frames = [(start_of['chain_d'] + 2, 'regs'), (into['chain_d'], 'table'), (into['chain_c'], 'table'),
               (into['chain_b'], 'table'), (into['chain_a'], 'table'), (into['main'], 'table')]
     exact = 'chain_d chain_c chain_b chain_a main _start | end-of-stack'
 
-    def serial(expect, fr=frames, stop='end-of-stack (reliable)', done='0'):
+    def serial(expect, fr=frames, stop='end-of-stack (reliable)', done='0', names=None):
+        """names: the symbol column of each frame (default: what the device would print)."""
         lines = ['booting', 'sfu-trace 1-faults/x', 'sfu-expect ' + expect]
-        lines += [frame_line(i, pc, src) for i, (pc, src) in enumerate(fr)]
+        names = names or [device_name(pc, src) for pc, src in fr]
+        lines += [frame_line(i, pc, src, names[i]) for i, (pc, src) in enumerate(fr)]
         lines += ['stop: ' + stop, 'sfu-end']
         return lines + (['sfu-done ' + done] if done is not None else [])
 
     def verdict(lines):
         traces, counts, done, errors = run.parse(lines)
         names = run.trace_names(sfu, elf, traces)
-        whys = [run.check_trace(t, names, lambda: calls) for t in traces]
+        full = run.trace_names(sfu, elf, traces, with_offset=True)
+        whys = [run.check_trace(t, names, lambda: calls, full) for t in traces]
         return traces, counts, done, errors, [w for w in whys if w]
 
     passed = failed = 0
@@ -173,6 +203,34 @@ def main():
     case('counts are read', counts == [('2-sampling', 9999, 10000)])
     _, _, done, _, _ = verdict(serial(exact, done=None))
     case('a run without sfu-done is seen', done is None)
+
+    # The names the device prints itself: each must be the host's, at the PC's own offset.
+    good = [device_name(pc, src) for pc, src in frames]
+    case('the device names its frames as the host does',
+         good[1].startswith('chain_c+') and not verdict(serial(exact, names=good))[4])
+
+    def with_name(i, name):
+        return serial(exact, names=good[:i] + [name] + good[i + 1:])
+
+    _, _, _, _, whys = verdict(with_name(2, good[1]))
+    case('a wrong device name fails', whys and whys[0].startswith('frame #2: the device printed chain_c+'))
+    _, _, _, _, whys = verdict(with_name(3, ''))
+    case('a missing device name fails', whys and whys[0].startswith('frame #3: the device printed no name'))
+    pc, src = frames[1]
+    off_by_one = good[1].replace('+0x%x/' % (pc - start_of['chain_c']), '+0x%x/' % (pc - 1 - start_of['chain_c']))
+    _, _, _, _, whys = verdict(with_name(1, off_by_one))
+    case('the offset of the lookup address instead of the PC fails', off_by_one != good[1] and whys and
+         whys[0].startswith('frame #1: the device printed'))
+    _, _, _, _, whys = verdict(with_name(1, good[1].split('/')[0]))
+    case('a name without its size fails', whys and whys[0].startswith('frame #1: the device printed'))
+    lost = frames + [(0x10, 'table')]  # a return address in no function, which the host cannot name
+    _, _, _, _, whys = verdict(serial(exact + ' unreliable', fr=lost, stop='end-of-stack (unreliable)',
+                                      names=good + ['main+0x0/0x10']))
+    case('a device name where the host has none fails', whys and 'the host nothing' in whys[0])
+    lines = serial(exact)
+    lines[4] = frame_line(1, frames[1][0], 'table', good[1], module='-')
+    _, _, _, _, whys = verdict(lines)
+    case('a device name in no module fails', whys and whys[0].startswith('frame #1: the device names'))
 
     # The run as a whole (run.judge, what run.py prints from).
     def run_failures(lines, timed_out=False):
