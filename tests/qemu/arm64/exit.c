@@ -3,7 +3,7 @@
  * HVC on virt without EL2/EL3) stops QEMU with status 0; the serial output still says sfu-done.
  * Resetting the machine (the crash scenario's runs, without -no-reboot): PSCI SYSTEM_RESET.
  * QEMU loads the ELF again and enters _start at EL1, MMU off; RAM outside the loaded segments
- * keeps its contents. */
+ * keeps its contents. (With the MMU off every data access is non-cacheable: nothing to clean.) */
 #include "arm64.h"
 
 #define SEMIHOST_SYS_EXIT 0x18

@@ -12,6 +12,7 @@
 #define RST_CNT_RST_CPU 0x04     /* ... when this bit then goes from 0 to 1 */
 
 void arch_reset(void) {
+  __asm__ volatile("wbinvd" ::: "memory"); /* what must survive reaches RAM, not just the cache */
   outb(RESET_CONTROL_PORT, RST_CNT_SYS_RST);
   outb(RESET_CONTROL_PORT, RST_CNT_SYS_RST | RST_CNT_RST_CPU);
   /* QEMU resets at the end of the current translation block; give it ample time. */
