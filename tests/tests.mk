@@ -5,6 +5,7 @@
 #   variant       build/tests/variant_tests: the core built with tests/variant/minimal.config
 #   linker        build/tests/linked_image: a program linked with linker/sfunwind.ld walks itself
 #   embed         tests/linker/embed.sh: the same built without SFrame, given a table by `sfu gen`
+#   crash         tests/crash/check.sh: `sfu crash` on a record a real program captured and printed
 #   walk-x86      build/tests/x86_walk_tests: real gcc -O2 code walked, compared with libunwind
 #   freestanding  nm -u on build/<arch>/libsfu.a for all three architectures
 #   gen           tests/gen/check.sh: sfu gen / verify / diff on the corpus of tests/gen
@@ -99,6 +100,18 @@ $(BUILD)/tests/symbols_image_gas: tests/linker/linked_image.c tests/linker/inser
 	gcc -std=gnu11 -O2 -Wall -Wextra -Werror -Wa,--gsframe -Iinclude -Llinker \
 		-Wl,-T,tests/linker/insert-symbols.ld -o $@ $< $(HOST_DIR)/libsfu.a -lpthread
 
+# A program that captures a crash record into its own area and prints it; tests/crash/check.sh
+# decodes both with `sfu crash`. gas's table, names from `sfu gen --symbols-only`, DWARF and a
+# build-id; linked at a fixed address (no PIE), so the record's addresses are the image's.
+$(BUILD)/tests/crash_program: tests/crash/crash_program.c tests/crash/insert.ld linker/sfunwind.ld \
+		linker/sfunwind-symbols.ld linker/sfunwind-crash.ld linker/sfunwind-build-id.ld include/sfu/crash.h \
+		include/sfu/image.h $(HOST_DIR)/libsfu.a $(TOOLS_DIR)/sfu
+	@mkdir -p $(@D)
+	gcc -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wa,--gsframe -no-pie -Wl,--build-id -Iinclude -Llinker \
+		-Wl,-T,tests/crash/insert.ld -o $@.tmp $< $(HOST_DIR)/libsfu.a -lpthread
+	$(TOOLS_DIR)/sfu gen $@.tmp -o $@ --symbols-only
+	@rm -f $@.tmp
+
 .PHONY: unit-tests fuzz-build
 unit-tests: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests
 fuzz-build: $(FUZZ_DIR)/fuzz_sframe
@@ -108,6 +121,7 @@ fuzz: $(FUZZ_DIR)/fuzz_sframe
 
 check: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests $(BUILD)/tests/linked_image \
 		$(BUILD)/tests/reserve_image_gcc $(BUILD)/tests/reserve_image_clang $(BUILD)/tests/symbols_image_gas \
+		$(BUILD)/tests/crash_program \
 		gen-corpus qemu-kernels \
 		$(BUILD)/tests/x86_walk_tests $(FUZZ_DIR)/fuzz_sframe tools
 	@$(MAKE) --no-print-directory ARCH=x86_64 lib

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# `sfu crash` end to end on a record a real program captured (tests/crash/crash_program.c): the
+# binary record and the printed log decode to the same trace with names, source lines and
+# inlined frames, the host's walk agrees, and every kind of bad input is refused by name with the
+# documented exit status.
+#   usage: tests/crash/check.sh SFU PROGRAM WORKDIR
+# The last line is "crash: N passed, M failed".
+set -u
+sfu=$1 program=$2 work=$3
+rm -rf "$work"
+mkdir -p "$work"
+pass=0 fail=0
+
+ok() { echo "PASS $1"; pass=$((pass + 1)); }
+bad() {
+  echo "FAIL $1"
+  fail=$((fail + 1))
+}
+
+# expect NAME STATUS PATTERN -- ARGS...: `sfu crash ARGS` exits with STATUS and its output (stdout
+# and stderr) holds PATTERN (a fixed string).
+expect() {
+  local name=$1 status=$2 pattern=$3
+  shift 4
+  local out rc
+  out=$("$sfu" crash "$@" 2>&1)
+  rc=$?
+  if [[ $rc -ne $status ]]; then
+    bad "$name: exit status $rc, not $status"
+    sed 's/^/    /' <<<"$out" | head -n 20
+  elif ! grep -qF -- "$pattern" <<<"$out"; then
+    bad "$name: no '$pattern' in the output"
+    sed 's/^/    /' <<<"$out" | head -n 20
+  else
+    ok "$name"
+  fi
+}
+
+# patch FILE OFFSET HEXBYTES [reseal]: overwrite bytes; "reseal" recomputes the record's CRC.
+patch() {
+  python3 - "$@" <<'EOF'
+import sys, zlib
+path, at, data = sys.argv[1], int(sys.argv[2], 0), bytes.fromhex(sys.argv[3])
+reseal = len(sys.argv) > 4
+b = bytearray(open(path, 'rb').read())
+b[at:at + len(data)] = data
+if reseal:
+    length = int.from_bytes(b[16:20], 'little')
+    b[12:16] = zlib.crc32(bytes(b[16:length])).to_bytes(4, 'little')
+open(path, 'wb').write(bytes(b))
+EOF
+}
+
+record=$work/record.bin log=$work/serial.log
+if ! "$program" "$record" >"$log"; then
+  bad "the program captures and prints its record"
+  echo "crash: $pass passed, $((fail + 1)) failed"
+  exit 1
+fi
+ok "the program captures and prints its record"
+
+# The record as captured, and as printed: the same frames, names, source lines and inlined frames.
+expect "binary record" 0 "every frame the host could walk equals the device's" -- "$record" --image "$program"
+expect "names and offsets" 0 "image  handle_irq+0x" -- "$record" --image "$program"
+expect "inlined frames" 0 "drain_queue at " -- "$record" --image "$program"
+expect "source lines" 0 "crash_program.c:" -- "$log" --image "$program"
+frames() { "$sfu" crash "$1" --image "$program" 2>&1 | sed -n '/^frames:/,/^stop:/p'; }
+if [[ -n $(frames "$record") && "$(frames "$record")" == "$(frames "$log")" ]]; then
+  ok "the log gives the binary record's frames"
+else
+  bad "the log gives the binary record's frames"
+fi
+# What the program printed for people names the same functions.
+if grep -q 'sfu-crash:  #1 .* image  handle_irq+0x' "$log"; then ok "the printed trace has names"; else bad "the printed trace has names"; fi
+
+# Logs as consoles write them.
+sed 's/^/[   12.345678] cpu0: /; s/$/\r/' "$log" >"$work/prefixed.log"
+expect "console prefixes and CRLF" 0 "every frame the host could walk equals the device's" -- "$work/prefixed.log" --image "$program"
+{ echo "boot 1"; cat "$log"; echo "boot 2"; cat "$log"; } >"$work/two.log"
+expect "two records in one log" 0 "/two.log:2-" -- "$work/two.log" --image "$program"
+if [[ $("$sfu" crash "$work/two.log" --image "$program" | grep -c '^crash record') -eq 2 ]]; then
+  ok "both records decoded"
+else
+  bad "both records decoded"
+fi
+expect "--no-lines" 0 "image  handle_irq+0x" -- "$record" --image "$program" --no-lines
+
+# Bad input: one message naming the problem, exit status 1.
+line=$(grep -n 'sfu-crash-data 3 ' "$log" | cut -d: -f1)
+sed "${line}s/sfu-crash-data 3 ./sfu-crash-data 3 !/" "$log" >"$work/corrupt.log"
+expect "a corrupted log line is named" 1 "line $line: data line fails its checksum" -- "$work/corrupt.log" --image "$program"
+head -n 5 "$log" >"$work/cut.log"
+expect "a log cut short" 1 "has no end line" -- "$work/cut.log" --image "$program"
+printf 'U-Boot 2024.01\nStarting kernel ...\n' >"$work/garbage.log"
+expect "a log without records" 1 "no crash record" -- "$work/garbage.log" --image "$program"
+head -c 300 "$record" >"$work/truncated.bin"
+expect "a truncated record" 1 "crash-bad-length" -- "$work/truncated.bin" --image "$program"
+cp "$record" "$work/crc.bin" && patch "$work/crc.bin" 0x210 ff
+expect "a wrong CRC" 1 "crash-bad-crc" -- "$work/crc.bin" --image "$program"
+cp "$record" "$work/version.bin" && patch "$work/version.bin" 0x14 0200 reseal
+expect "an unknown version" 1 "crash-bad-version" -- "$work/version.bin" --image "$program"
+cp "$record" "$work/torn.bin" && patch "$work/torn.bin" 8 57525257
+expect "a torn record" 1 "crash-record-torn" -- "$work/torn.bin" --image "$program"
+head -c 4096 /dev/zero >"$work/zeros.bin"
+expect "memory without a record" 1 "no crash record" -- "$work/zeros.bin" --image "$program"
+
+# Images: matched by build-id, never used when wrong.
+expect "the wrong image" 1 "holds frames and no --image has its build-id" -- "$record" --image "$sfu"
+expect "an extra image" 1 "is none of the record's modules: the wrong image?" -- "$record" --image "$program" --image "$sfu"
+objcopy --remove-section .note.gnu.build-id "$program" "$work/no-build-id"
+expect "an image without a build-id" 1 "no GNU build-id note" -- "$record" --image "$work/no-build-id"
+objcopy --strip-debug "$program" "$work/no-dwarf"
+expect "an image without DWARF" 1 "no DWARF debug information for file:line" -- "$record" --image "$work/no-dwarf"
+expect "an image without DWARF, --no-lines" 0 "image  handle_irq+0x" -- "$record" --image "$work/no-dwarf" --no-lines
+expect "no image given" 2 "give the image of each module with --image" -- "$record"
+
+# A stack word the host reads differently from the device: the frame is named, exit status 3.
+# x86_64: the return address into frame 2 sits just below frame 2's SP, in the stack window.
+decoded=$("$sfu" crash "$record" --image "$program")
+read -r ra sp < <(sed -n 's/^ #2 *0x0*\([0-9a-f]*\)  sp 0x0*\([0-9a-f]*\) .*/\1 \2/p' <<<"$decoded")
+window=$(sed -n 's/^stack window 0: \(0x[0-9a-f]*\)-\(0x[0-9a-f]*\) .*/\1 \2/p' <<<"$decoded")
+cp "$record" "$work/differs.bin"
+python3 - "$work/differs.bin" "$ra" "$sp" $window <<'EOF'
+import sys, zlib
+path, ra, sp, lo, hi = sys.argv[1], int(sys.argv[2], 16), int(sys.argv[3], 16), int(sys.argv[4], 16), int(sys.argv[5], 16)
+b = bytearray(open(path, 'rb').read())
+length = int.from_bytes(b[16:20], 'little')
+at = length - (hi - lo) + (sp - 8 - lo)  # the window is the record's last part
+assert b[at:at + 8] == ra.to_bytes(8, 'little'), "the slot does not hold the return address"
+b[at:at + 8] = (ra + 1).to_bytes(8, 'little')
+b[12:16] = zlib.crc32(bytes(b[16:length])).to_bytes(4, 'little')
+open(path, 'wb').write(bytes(b))
+EOF
+expect "a re-unwind that differs" 3 "differs: frame 2: device pc 0x$ra sp 0x$sp [table], host pc 0x$(printf %x $((0x$ra + 1)))" -- "$work/differs.bin" --image "$program"
+
+echo "crash: $pass passed, $fail failed"
+[[ $fail -eq 0 ]]
