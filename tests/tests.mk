@@ -109,8 +109,8 @@ $(BUILD)/tests/crash_program: tests/crash/crash_program.c tests/crash/insert.ld 
 	@mkdir -p $(@D)
 	gcc -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wa,--gsframe -no-pie -Wl,--build-id -Iinclude -Llinker \
 		-Wl,-T,tests/crash/insert.ld -o $@.tmp $< $(HOST_DIR)/libsfu.a -lpthread
-	$(TOOLS_DIR)/sfu gen $@.tmp -o $@ --symbols-only
-	@rm -f $@.tmp
+	$(TOOLS_DIR)/sfu gen $@.tmp -o $@.tmp --symbols-only
+	mv $@.tmp $@
 
 .PHONY: unit-tests fuzz-build
 unit-tests: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests
