@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""make demo: boots one demo kernel and shows its serial output with every frame named.
+"""make demo: boots one demo kernel and shows its serial output. The kernel names its frames
+itself (name+0xoff/0xsize, from its .sfu_symbols); a frame it printed without a name gets the
+host's, marked "(host)", so a kernel built without names still reads well.
 
     demo.py SFU "LABEL|ELF|QEMU COMMAND"
 """
@@ -23,16 +25,15 @@ def main():
         out = e.stdout or b''
         print('(the guest did not finish in 60 s)')
     lines = out.decode('utf-8', 'replace').replace('\r', '').splitlines()
-    frames = [(int(m.group(3), 16), m.group(4)) for m in map(run.FRAME.match, lines) if m]
+    unnamed = [int(m.group(3), 16) for m in map(run.FRAME.match, lines) if m and not m.group(6)]
     # name+offset of each PC itself, for the reader (return addresses show the offset past the call)
-    full = run.symbolize(sfu, elf, sorted({pc for pc, _ in frames}), with_offset=True)
+    full = run.symbolize(sfu, elf, sorted(set(unnamed)), with_offset=True)
     for line in lines:
         if line.startswith(('sfu-trace', 'sfu-expect', 'sfu-end', 'sfu-done')):
             continue
         m = run.FRAME.match(line)
-        if m:
-            pc = int(m.group(3), 16)
-            line = '%s  %s' % (line, full.get(pc, '?'))
+        if m and not m.group(6):
+            line = '%s  %s (host)' % (line, full.get(int(m.group(3), 16), '?'))
         print(line)
     return 0
 

@@ -53,14 +53,19 @@ $(1)/common/%.c.o: tests/qemu/common/%.c $(3) | $$(DEPS_STAMP)
 	$(2) -c $$< -o $$@
 endef
 
+# $(call qemu_symbols_only,ELF): `sfu gen --symbols-only` writes the names into ELF.tmp's reserved
+# .sfu_symbols (gas-table images: sfunwind.ld and sfunwind-symbols.ld).
+qemu_symbols_only = $(TOOLS_DIR)/sfu gen $(1).tmp -o $(1).tmp --symbols-only
+
 # $(call qemu_sframe_finish,ELF,SFRAME_VERSION,ALL): the link recipe's end, once the linker has
-# written ELF.tmp. With SFRAME_VERSION, `sfu gen` writes the table into the reserved .sframe;
-# without, the table is gas's. Then `sfu verify` checks every row against the CFI: it must exit 0
+# written ELF.tmp. With SFRAME_VERSION, `sfu gen` writes the table into the reserved .sframe, and
+# the names into the reserved .sfu_symbols (sfunwind-reserve.ld reserves both); without, the table
+# is gas's and gen writes the names only. Then `sfu verify` checks every row against the CFI: it must exit 0
 # (1 is a mismatch) and its summary say 0 mismatches and, with ALL, no function left without
 # rows. Only then ELF.tmp becomes ELF. For a recipe, expanded as it runs: $$(call ...) in a
 # template.
 define qemu_sframe_finish
-$(if $(2),$(TOOLS_DIR)/sfu gen $(1).tmp -o $(1).tmp --sframe-version $(2))
+$(if $(2),$(TOOLS_DIR)/sfu gen $(1).tmp -o $(1).tmp --sframe-version $(2),$(call qemu_symbols_only,$(1)))
 $(TOOLS_DIR)/sfu verify $(1).tmp >$(1).verify || { cat $(1).verify; exit 1; }
 @cat $(1).verify
 @grep -q '^verify: .*, 0 mismatches, $(if $(3),0 not covered$$)' $(1).verify || \

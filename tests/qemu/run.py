@@ -23,7 +23,7 @@ import time
 
 # A frame line up to its source; then the module and, when the module has symbols, the symbol.
 FRAME_START = r'^\s*#(\d+)\s+(\?\s+)?0x([0-9a-f]+)\s+sp 0x[0-9a-f]+\s+\S+\s+\[(\w+)\]'
-FRAME = re.compile(FRAME_START + r'\s+\S+(?:\s+\S+)?\s*$')
+FRAME = re.compile(FRAME_START + r'\s+(\S+)(?:\s+(\S+))?\s*$')
 STOP = re.compile(r'^\s*stop: (\S+) \((reliable|unreliable)\)\s*$')
 # Frames whose PC is a return address: symbolized as the call before it.
 RETURN_SOURCES = {'table', 'fp', 'backchain'}
@@ -34,6 +34,7 @@ class Trace:
         self.name = name
         self.expect = None
         self.frames = []  # (pc, source)
+        self.symbols = []  # (module, symbol column or None), one per frame
         self.stop = None
         self.reliable = None
         self.ended = False
@@ -66,6 +67,7 @@ def parse(lines):
             m = FRAME.match(line)
             if m:
                 cur.frames.append((int(m.group(3), 16), m.group(4)))
+                cur.symbols.append((m.group(5), m.group(6)))
                 continue
             m = STOP.match(line)
             if m:
@@ -146,8 +148,28 @@ def check_callers(t, names, calls, root):
     return None
 
 
-def check_trace(t, names, calls):
-    """Returns None when the trace is what it expected, else why not."""
+def check_symbols(t, full):
+    """The names the device printed itself (name+0xoff/0xsize), frame by frame, against the host's
+    symbolization of the same lookup address (PC - 1 for a return address): the same name, the
+    offset of the PC itself, and no name where the host has none."""
+    for i, ((pc, src), (module, sym)) in enumerate(zip(t.frames, t.symbols)):
+        lookup = pc - 1 if src in RETURN_SOURCES else pc
+        host = full.get(lookup, '?')
+        if module == '-' or host == '?' or host.startswith('0x'):
+            if sym:
+                return 'frame #%d: the device names %s, the host nothing' % (i, sym)
+            continue
+        name, _, off = host.partition('+')
+        want = '%s+0x%x' % (name, (int(off, 16) if off else 0) + pc - lookup)
+        got, _, size = (sym or '').rpartition('/')
+        if got != want or not re.fullmatch(r'0x[0-9a-f]+', size):
+            return 'frame #%d: the device printed %s, the host says %s/0x...' % (i, sym or 'no name', want)
+    return None
+
+
+def check_trace(t, names, calls, full=None):
+    """Returns None when the trace is what it expected, else why not. With full (the host's
+    name+0xoff of every lookup address), the device's own names are checked too."""
     if t.expect is None or not t.ended or t.stop is None:
         return 'incomplete trace (no expect, stop or end line)'
     want_frames, _, want_stop = t.expect.partition('|')
@@ -169,13 +191,14 @@ def check_trace(t, names, calls):
     if not want_stop or got_stop != want_stop:
         return 'stopped with %s (%s), expected %s' % (t.stop, 'reliable' if t.reliable else 'unreliable',
                                                      ' '.join(want_stop) or 'a stop reason')
-    return None
+    return check_symbols(t, full) if full is not None else None
 
 
-def trace_names(sfu, elf, traces):
-    """{pc: function} for every frame of the traces (return addresses looked up as PC-1)."""
+def trace_names(sfu, elf, traces, with_offset=False):
+    """{pc: function} for every frame of the traces (return addresses looked up as PC-1); with_offset,
+    {pc: 'name+0xoff'}."""
     return symbolize(sfu, elf, sorted({pc - 1 if src in RETURN_SOURCES else pc
-                                       for t in traces for pc, src in t.frames}))
+                                       for t in traces for pc, src in t.frames}), with_offset)
 
 
 def judge(lines, sfu, elf, timed_out=False, crash=None, log=None, keep=None):
@@ -190,6 +213,7 @@ def judge(lines, sfu, elf, timed_out=False, crash=None, log=None, keep=None):
     elif done not in (None, '0'):
         failures.append(('boot', 'the guest reported %s failures' % done))
     names = trace_names(sfu, elf, traces)
+    full = trace_names(sfu, elf, traces, with_offset=True)
 
     call_sites = []  # read the disassembly once, and only if a trace needs it
 
@@ -203,7 +227,7 @@ def judge(lines, sfu, elf, timed_out=False, crash=None, log=None, keep=None):
     for t in traces:
         s = scenarios.setdefault(t.name.split('/')[0], [0, []])
         s[0] += 1
-        why = check_trace(t, names, calls)
+        why = check_trace(t, names, calls, full)
         if why:
             s[1].append('%s: %s' % (t.name, why))
     for name, ok, total in counts:

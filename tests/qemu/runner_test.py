@@ -224,7 +224,10 @@ def main():
     _, _, _, _, whys = verdict(with_name(1, good[1].split('/')[0]))
     case('a name without its size fails', whys and whys[0].startswith('frame #1: the device printed'))
     lost = frames + [(0x10, 'table')]  # a return address in no function, which the host cannot name
-    _, _, _, _, whys = verdict(serial(exact + ' unreliable', fr=lost, stop='end-of-stack (unreliable)',
+    lost_expect = exact.replace(' |', ' ? |') + ' unreliable'
+    _, _, _, _, whys = verdict(serial(lost_expect, fr=lost, stop='end-of-stack (unreliable)', names=good + [None]))
+    case('no device name where the host has none passes', not whys)
+    _, _, _, _, whys = verdict(serial(lost_expect, fr=lost, stop='end-of-stack (unreliable)',
                                       names=good + ['main+0x0/0x10']))
     case('a device name where the host has none fails', whys and 'the host nothing' in whys[0])
     lines = serial(exact)

@@ -24,6 +24,9 @@ SECTIONS
     } :image
     .rodata : ALIGN(16) { *(.rodata .rodata.*) }
     INCLUDE SFU_TABLE_LD
+#ifdef SFU_GAS_TABLE
+    INCLUDE sfunwind-symbols.ld  /* names: sfu gen --symbols-only (sfunwind-reserve.ld has them) */
+#endif
     /* What `sfu gen` and `sfu verify` read; the kernel never does. */
     .eh_frame : ALIGN(8) { KEEP(*(.eh_frame)) }
     .data : ALIGN(16) { *(.data .data.*) }

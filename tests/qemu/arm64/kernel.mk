@@ -60,7 +60,8 @@ $(call qemu_common_rule,$(ARM64_OUT)/$(1),$(ARM64_CC) $(ARM64_CFLAGS) $(2),$(ARM
 $(ARM64_OUT)/$(1)/kernel.lds: $(ARM64_SRC)/kernel.lds.S $(ARM64_SRC)/kernel.mk | $(DEPS_STAMP)
 	@mkdir -p $$(@D)
 	$(ARM64_CC) -E -P -undef -x c -DSFU_TABLE_LD=$(ARM64_LDS_$(3)) \
-		$(if $(filter $(QEMU_CRASH_VARIANTS),$(1)),-DSFU_CRASH_AREA) $$< -o $$@
+		$(if $(filter $(QEMU_CRASH_VARIANTS),$(1)),-DSFU_CRASH_AREA) \
+		$(if $(filter gas,$(3)),-DSFU_GAS_TABLE) $$< -o $$@
 
 # Link; for gen, write the table into the reserved .sframe. Then check every row against the CFI;
 # gen must describe every function, gas-v1 leaves libsfu.a's (built without --gsframe) out.

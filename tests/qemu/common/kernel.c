@@ -18,14 +18,24 @@ void kput_dec(uint64_t v) { sfu_print_udec(&console, v); }
 
 static struct sfu_module kernel_module;
 
+/* "sfu-error WHAT NAME": the runner fails the run on it. */
+static void report(const char *what, enum sfu_error err) {
+  kputs("sfu-error ");
+  kputs(what);
+  kputs(sfu_error_name(err));
+  kputs("\n");
+}
+
 void kernel_register_table(void) {
   enum sfu_error err = sfu_register_image(&kernel_module, _stext, _etext);
   if (err != SFU_OK) {
-    kputs("sfu-error register ");
-    kputs(sfu_error_name(err));
-    kputs("\n");
+    report("register ", err);
     kernel_done(1);
   }
+  /* Every test kernel has both (sfu gen writes the names, ld --build-id the note): traces print
+   * names the runner checks, crash records carry the build-id. */
+  if (kernel_module.symbols_error != SFU_OK) report("symbols ", kernel_module.symbols_error);
+  if (kernel_module.build_id_error != SFU_OK) report("build-id ", kernel_module.build_id_error);
 }
 
 /* The trace after its "sfu-trace NAME" line. */

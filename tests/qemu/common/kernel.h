@@ -43,8 +43,9 @@ void kputs(const char *s);
 void kput_hex(uint64_t v);
 void kput_dec(uint64_t v);
 
-/* Registers the image's table (from the linker fragment) for [_stext, _etext). Prints the error
- * and ends the run (failed) if the table is refused. Call once, early. */
+/* Registers the image's table (from the linker fragment) for [_stext, _etext), with its names
+ * and build-id. Prints the error and ends the run (failed) if the table is refused; prints an
+ * sfu-error line (the run fails) if the names or the build-id are. Call once, early. */
 void kernel_register_table(void);
 
 /* A checked trace: prints

@@ -34,6 +34,7 @@ SECTIONS
 	INCLUDE sfunwind-reserve.ld
 #else
 	INCLUDE sfunwind.ld
+	INCLUDE sfunwind-symbols.ld  /* names: sfu gen --symbols-only */
 #endif
 	.eh_frame : ALIGN(8) { KEEP(*(.eh_frame)) }  /* what sfu gen reads */
 	.data : ALIGN(4096) { *(.data .data.*) } :data

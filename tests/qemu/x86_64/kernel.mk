@@ -55,10 +55,9 @@ $(X86_OUT)/$(1)/kernel.lds: $(X86_SRC)/kernel.lds.S $(X86_SRC)/kernel.mk
 # and for the trap entry code, whose return address is in the trap frame, not at CFA-8 as x86_64
 # rows must say (tests/gen/README.md). sfu gen leaves the entry code out instead. Walks end at
 # _start's zero return address and cross the entry code by the trap layout, not rows.
-$(X86_OUT)/$(1).elf: $$(X86_OBJS_$(1)) $(X86_OUT)/$(1)/kernel.lds $(X86_LIB) \
-		$(if $(filter gen,$(2)),$(TOOLS_DIR)/sfu)
+$(X86_OUT)/$(1).elf: $$(X86_OBJS_$(1)) $(X86_OUT)/$(1)/kernel.lds $(X86_LIB) $(TOOLS_DIR)/sfu
 	ld $$(X86_LDFLAGS) -T $(X86_OUT)/$(1)/kernel.lds -o $$@.tmp $$(X86_OBJS_$(1)) $(X86_LIB)
-	$(if $(filter gen,$(2)),$$(call qemu_sframe_finish,$$@,$(3)),mv $$@.tmp $$@)
+	$(if $(filter gen,$(2)),$$(call qemu_sframe_finish,$$@,$(3)),$$(call qemu_symbols_only,$$@) && mv $$@.tmp $$@)
 endef
 
 $(eval $(call x86_variant,gas-v1,gas,1,$(X86_ARCH_SRCS) $(X86_TEST_SRCS)))
