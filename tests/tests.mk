@@ -14,7 +14,8 @@
 #   v1-built      tests/dump/v1_built_here.sh: gas-written V1 tables, objdump vs sfu dump
 #   runner        tests/qemu/runner_test.py: the QEMU runner's checks on made-up serial output
 #   qemu          tests/qemu: the test kernels of every architecture under QEMU (make qemu-test)
-#   fuzz          the libFuzzer target for FUZZ_CHECK_SECONDS under ASan + UBSan
+#   fuzz          the libFuzzer target (SFrame sections, crash records and logs) for FUZZ_CHECK_SECONDS
+#                 under ASan + UBSan
 #
 # Shared test code lives in tests/support/ and is linked into every host test binary.
 
@@ -50,11 +51,11 @@ include tests/qemu/qemu.mk
 # The fuzzer: core, support and target compiled by clang with libFuzzer, ASan and UBSan.
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_SAN := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_SRCS := $(CORE_SRCS) $(sort $(wildcard tests/fuzz/*.cpp))
-FUZZ_HDRS := $(sort $(wildcard tests/support/*.h))
+FUZZ_SRCS := $(CORE_SRCS) $(sort $(wildcard tests/fuzz/*.cpp)) tools/crash/records.cpp
+FUZZ_HDRS := $(sort $(wildcard tests/support/*.h)) tools/crash/records.h
 $(FUZZ_DIR)/fuzz_sframe: $(FUZZ_SRCS) $(FUZZ_HDRS) $(CORE_HDRS) $(CONFIG_H) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CLANGXX) -std=c++20 -O1 -g -Iinclude -Isrc -Iarch -Itests -I$(BUILD)/config -DSFU_HOSTED=1 $(FUZZ_SAN) \
+	$(CLANGXX) -std=c++20 -O1 -g -I. -Iinclude -Isrc -Iarch -Itests -I$(BUILD)/config -DSFU_HOSTED=1 $(FUZZ_SAN) \
 		-o $@ $(FUZZ_SRCS)
 
 # The core again, built with a second configuration (tests/variant/minimal.config).

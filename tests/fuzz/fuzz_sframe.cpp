@@ -5,7 +5,8 @@
 //
 // Input layout: kParamBytes of parameters, then the section (copied into an allocation of
 // exactly its size, so ASan sees any read past it).
-//   [0]      mode: bit 0 check a text range; bits 1-3 the ABI asked for (5-7: none exists)
+//   [0]      mode: bit 0 check a text range; bits 1-3 the ABI asked for (5-7: none exists);
+//            bit 7: not a section but a crash record or log, for fuzz_crash.cpp
 //   [1, 9)   section address, little-endian
 //   [9, 13)  text start, as a distance below the section address
 //   [13, 17) text length
@@ -129,7 +130,14 @@ struct Run {
 
 }  // namespace
 
+void fuzz_crash(const uint8_t *data, size_t size);  // fuzz_crash.cpp
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  // Mode bit 7: a crash record or a serial log (fuzz_crash.cpp), not a section.
+  if (size && (data[0] & 0x80)) {
+    fuzz_crash(data, size);
+    return 0;
+  }
   uint8_t params[kParamBytes] = {};
   memcpy(params, data, size < kParamBytes ? size : kParamBytes);
   size_t n = size > kParamBytes ? size - kParamBytes : 0;

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Runs the SFrame fuzzer for a fixed time, seeded from the conformance corpus.
+# Runs the fuzzer for a fixed time, seeded from the conformance corpus (SFrame sections) and
+# tests/fuzz/crash-seeds (a crash record and its printed log).
 #   tests/fuzz/run.sh BINARY SECONDS CORPUS_DIR
 # Seeds go to seeds/ next to the binary (rebuilt every run); inputs libFuzzer finds go to
 # corpus/ (kept between runs); a crashing input is saved next to the binary as crash-*.
@@ -64,6 +65,11 @@ for case_dir in "$corpus"/*/; do
   { params 4 "$base" 0 0; cat "$section"; } >"$seeds/$name-aarch64"
   count=$((count + 1))
 done
+# Crash records (fuzz_crash.cpp): a record as is and resealed, and its printed log.
+seed_dir=$(dirname "$0")/crash-seeds
+{ printf '\x80'; cat "$seed_dir/record.bin"; } >"$seeds/crash-record"
+{ printf '\x81'; cat "$seed_dir/record.bin"; } >"$seeds/crash-record-resealed"
+{ printf '\x82'; cat "$seed_dir/serial.log"; } >"$seeds/crash-log"
 if [ "$count" -eq 0 ]; then
   echo "run.sh: no non-empty section.bin under $corpus" >&2
   result fail
