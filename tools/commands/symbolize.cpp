@@ -1,7 +1,7 @@
 // sfu symbolize: addresses -> names and source lines, from the image's symbol table and DWARF.
 //   sfu symbolize [-C] ELF ADDR...          "0xADDR name+0xoff", then one line per source frame
 //   sfu symbolize --addr2line [-C] ELF ADDR...   exactly what `addr2line -f -i [-C] -e ELF` prints
-//   sfu symbolize [-C] --image ELF... [LOG]  a serial log with its backtrace lines annotated
+//   sfu symbolize --image ELF... [LOG]      a serial log with its backtrace lines annotated
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -88,15 +88,15 @@ struct LogImage {
 };
 
 // The annotation of one frame: "  SYM+0xOFF FILE:LINE" (" (FUNC inlined)" when the innermost
-// source frame is inlined code) and one "(inlined by)" line per caller it was inlined into.
+// source frame is inlined code; either part alone when the other is unknown) and one
+// "(inlined by) FUNC at FILE:LINE" line per caller it was inlined into.
 std::string annotate(const LogImage &img, uint64_t pc, bool return_address, bool demangle) {
   std::string sym = symbolize(img.elf, pc);
   std::string out;
   if (sym.compare(0, 2, "0x") != 0) out = "  " + sym;
   std::vector<SourceFrame> frames = img.source.frames_at(return_address ? pc - 1 : pc);
   if (frames.empty()) return out;
-  if (out.empty()) out = " ";
-  out += " " + frames[0].file + ":" + std::to_string(frames[0].line);
+  out += (out.empty() ? "  " : " ") + frames[0].file + ":" + std::to_string(frames[0].line);
   if (frames[0].inlined) out += " (" + name_of(frames[0], demangle) + " inlined)";
   for (size_t i = 1; i < frames.size(); i++)
     out += std::string("\n") + kInlinedIndent + "(inlined by) " + name_of(frames[i], demangle) + " at " +
@@ -141,9 +141,9 @@ int run_log(const Command &self, const std::vector<std::string> &images, const s
       fputs(line.c_str(), stdout);
     } else {
       // The annotation's own lines end as the log's lines do.
-      std::string eol = cr ? "\r\n" : "\n";
-      size_t nl;
-      while ((nl = extra.find('\n')) != std::string::npos) extra.replace(nl, 1, eol);
+      if (cr)
+        for (size_t nl = extra.find('\n'); nl != std::string::npos; nl = extra.find('\n', nl + 2))
+          extra.replace(nl, 1, "\r\n");
       fputs((text + extra + (cr ? "\r" : "")).c_str(), stdout);
     }
     if (!in.eof()) fputc('\n', stdout);
@@ -171,7 +171,7 @@ int run_symbolize(const Command &self, const Args &args) {
   }
   if (!images.empty()) {
     if (addr2line) return usage_error(self, "--addr2line and --image do not go together");
-    return run_log(self, images, files, demangle);
+    return run_log(self, images, files, true);  // for a person: C++ names demangled
   }
   return addr2line ? run_addr2line(self, files, demangle) : run_default(self, files, demangle);
 }
@@ -180,7 +180,7 @@ int run_symbolize(const Command &self, const Args &args) {
 
 const Command kSymbolizeCommand = {
     "symbolize",
-    "[-C] ELF ADDR...\n--addr2line [-C] ELF ADDR...\n[-C] --image ELF [--image ELF...] [LOG]",
+    "[-C] ELF ADDR...\n--addr2line [-C] ELF ADDR...\n--image ELF [--image ELF...] [LOG]",
     "addresses to names and source lines (symbol table, DWARF); addr2line's output; annotated logs",
     run_symbolize};
 

@@ -58,9 +58,10 @@ std::vector<SourceFrame> SourceImage::frames_at(uint64_t addr) const {
   const LineRow *row = u.has_lines ? u.lookup.find(addr) : nullptr;
   if (fn < 0 && !row) return frames;
   auto known = [](std::string s) { return s.empty() ? std::string("??") : s; };
+  auto name_of = [&](const FunctionInfo &f) { return known(f.symbol_name.empty() ? f.name : f.symbol_name); };
   SourceFrame first;
   if (fn >= 0 && !idx.functions[fn].name.empty()) {
-    first.function = idx.functions[fn].name;
+    first.function = name_of(idx.functions[fn]);
   } else {  // no DIE (assembly), or one without a name: the symbol, as addr2line names it
     first.function = "??";
     for (uint32_t sec : idx.sections_at(addr)) {
@@ -79,7 +80,7 @@ std::vector<SourceFrame> SourceImage::frames_at(uint64_t addr) const {
     const FunctionInfo &callee = idx.functions[f];
     const FunctionInfo &caller = idx.functions[callee.parent];
     SourceFrame frame;
-    frame.function = known(caller.name);
+    frame.function = name_of(caller);
     frame.file = callee.has_call_file ? known(idx.file_name(uint32_t(unit), callee.call_file)) : "??";
     frame.line = callee.call_line;
     frame.inlined = caller.tag == kTagInlinedSubroutine;

@@ -483,6 +483,22 @@ std::string SourceIndex::file_name(uint32_t u, uint64_t index) const {
   return path;
 }
 
+// An out-of-line function whose DWARF gives no linkage name in a C++ unit (static functions,
+// extern "C", main, clones) is known by the symbol at its entry, mangled as the other names are
+// (binutils names it so once it has looked it up).
+void name_from_symbols(SourceIndex &idx) {
+  for (FunctionInfo &f : idx.functions) {
+    if (f.linkage || f.tag == kTagInlinedSubroutine) continue;  // inlined code has no symbol of its own
+    const std::vector<AddressRange> &r = f.gnu_ranges.empty() ? f.ranges : f.gnu_ranges;
+    if (r.empty()) continue;
+    for (uint32_t sec : idx.sections_at(r[0].low)) {
+      CodeSymbol sym = idx.code_symbol(sec, r[0].low);
+      if (sym.symbol >= 0 && idx.symbols[sym.symbol].value == r[0].low) f.symbol_name = idx.symbols[sym.symbol].name;
+      break;
+    }
+  }
+}
+
 bool build_source_index(ElfImage image, SourceIndex &out, std::string &error) {
   out.image = std::move(image);
   if (!read_symbol_table(out.image, out.symbols, error)) return false;
@@ -490,7 +506,9 @@ bool build_source_index(ElfImage image, SourceIndex &out, std::string &error) {
   if (!find_sections(out.image, out.sections, error)) return false;
   out.has_debug_info = out.sections.info.present() && out.sections.info.size > 0;
   if (!out.has_debug_info) return true;
-  return Builder(out, error).run();
+  if (!Builder(out, error).run()) return false;
+  name_from_symbols(out);
+  return true;
 }
 
 }  // namespace sfu::tools::dwarf

@@ -54,6 +54,7 @@ struct FunctionInfo {
   uint32_t depth = 0;        // function DIEs around it
   std::string name;          // DW_AT_linkage_name (or its DW_AT_name) through abstract origins
   bool linkage = false;      // binutils' is_linkage: a linkage name, or a name in a C-like unit
+  std::string symbol_name;   // without `linkage`: the code symbol starting at its entry, if any
   bool has_call_file = false;
   uint64_t call_file = 0;
   uint32_t call_line = 0;
