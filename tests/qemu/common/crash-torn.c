@@ -4,8 +4,8 @@
  * No test hook in the library: the kernel defines sfu_hook_read_nofault, the kernel hook every
  * stack read of a walk and of a capture goes through, and resets the machine from inside it.
  * Which read: a first capture into a scratch buffer counts them (the record, a few KiB, fits in
- * both, so both captures read the same words); the real capture is cut at the middle one, after
- * it claimed the area and before it finished. */
+ * it and in the area alike, so both captures read the same words); the real capture is cut at
+ * the middle one, after it claimed the area and before it finished. */
 #include "crash.h"
 
 static uint8_t scratch[16384] __attribute__((aligned(8)));
@@ -23,11 +23,10 @@ int sfu_hook_read_nofault(void *dst, uint64_t src, size_t len) {
   return 0;
 }
 
-enum sfu_error crash_capture(void *area, size_t size, const struct sfu_crash_info *info,
-                             const struct sfu_regs *regs, const struct sfu_walk_config *config) {
+enum sfu_error crash_capture(const struct sfu_crash_info *info, const struct sfu_regs *regs,
+                             const struct sfu_walk_config *config) {
   reads = 0;
-  enum sfu_error err =
-      sfu_crash_capture(scratch, size < sizeof scratch ? size : sizeof scratch, info, regs, config);
+  enum sfu_error err = sfu_crash_capture(scratch, sizeof scratch, info, regs, config);
   uint32_t total = reads;
   if (err != SFU_OK || total < 2) {
     kputs("sfu-error 8-crash: the counting capture gave ");
@@ -45,7 +44,7 @@ enum sfu_error crash_capture(void *area, size_t size, const struct sfu_crash_inf
   kputs("\n");
   reads = 0;
   reset_at = total / 2;
-  err = sfu_crash_capture(area, size, info, regs, config);
+  err = sfu_crash_capture_image(info, regs, config);
   reset_at = 0;
   kputs("sfu-error 8-crash: the capture ended before its read ");
   kput_dec(total / 2);

@@ -5,10 +5,6 @@
  * host decodes the printed record with `sfu crash` and compares it with boot 1's trace. */
 #include "crash.h"
 
-extern unsigned char __sfu_crash_start[], __sfu_crash_end[];
-#define AREA ((void *)__sfu_crash_start)
-#define AREA_SIZE ((size_t)(__sfu_crash_end - __sfu_crash_start))
-
 /* Boot 1 crashes and resets; boot 2 takes the record and ends the run. */
 #define CRASH_BOOTS 2
 #define BOOT_GUARD_MAGIC 0x7366752d626f6f74ull /* "sfu-boot" */
@@ -43,7 +39,7 @@ int crash_main(void) {
   }
   kernel_register_table();
   struct sfu_crash_view view;
-  enum sfu_error err = sfu_crash_take(&view, AREA, AREA_SIZE);
+  enum sfu_error err = sfu_crash_take_image(&view);
   if (err == SFU_OK) {
     sfu_crash_print(&console, &view);
   } else {
@@ -67,7 +63,7 @@ void crash_fault_taken(const struct sfu_regs *regs, uint32_t detail, uint64_t fa
   arch_walk_config(&config);
   const struct sfu_crash_info info = {SFU_CRASH_EXCEPTION, detail, fault_address,
                                       "8-crash: crash_fault, six calls down run_chain"};
-  enum sfu_error err = crash_capture(AREA, AREA_SIZE, &info, regs, &config);
+  enum sfu_error err = crash_capture(&info, regs, &config);
   kputs("sfu-crash-captured ");
   kputs(sfu_error_name(err));
   kputs("\n");
@@ -77,9 +73,8 @@ void crash_fault_taken(const struct sfu_regs *regs, uint32_t detail, uint64_t fa
 }
 
 /* crash-torn.c has its own. */
-__attribute__((weak)) enum sfu_error crash_capture(void *area, size_t size,
-                                                   const struct sfu_crash_info *info,
+__attribute__((weak)) enum sfu_error crash_capture(const struct sfu_crash_info *info,
                                                    const struct sfu_regs *regs,
                                                    const struct sfu_walk_config *config) {
-  return sfu_crash_capture(area, size, info, regs, config);
+  return sfu_crash_capture_image(info, regs, config);
 }

@@ -31,9 +31,9 @@ int crash_main(void);
 __attribute__((noreturn)) void crash_fault_taken(const struct sfu_regs *regs, uint32_t detail,
                                                  uint64_t fault_address);
 
-/* The capture crash_fault_taken makes: sfu_crash_capture itself, unless the kernel links
- * crash-torn.c, whose capture resets the machine in the middle. */
-enum sfu_error crash_capture(void *area, size_t size, const struct sfu_crash_info *info,
-                             const struct sfu_regs *regs, const struct sfu_walk_config *config);
+/* The capture crash_fault_taken makes, into the image's area: sfu_crash_capture_image itself,
+ * unless the kernel links crash-torn.c, whose capture resets the machine in the middle. */
+enum sfu_error crash_capture(const struct sfu_crash_info *info, const struct sfu_regs *regs,
+                             const struct sfu_walk_config *config);
 
 #endif /* SFU_QEMU_CRASH_H */
