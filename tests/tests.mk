@@ -52,7 +52,7 @@ include tests/qemu/qemu.mk
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_SAN := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_SRCS := $(CORE_SRCS) $(sort $(wildcard tests/fuzz/*.cpp)) tools/crash/records.cpp
-FUZZ_HDRS := $(sort $(wildcard tests/support/*.h)) tools/crash/records.h
+FUZZ_HDRS := $(sort $(wildcard tests/support/*.h tests/fuzz/*.h)) tools/crash/records.h
 $(FUZZ_DIR)/fuzz_sframe: $(FUZZ_SRCS) $(FUZZ_HDRS) $(CORE_HDRS) $(CONFIG_H) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CLANGXX) -std=c++20 -O1 -g -I. -Iinclude -Isrc -Iarch -Itests -I$(BUILD)/config -DSFU_HOSTED=1 $(FUZZ_SAN) \

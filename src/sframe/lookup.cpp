@@ -1,5 +1,6 @@
 // sfu_table_find: PC -> function -> row. Bounded: a binary search over sorted FDEs (a linear
 // scan of at most num_fdes entries otherwise), then one pass over the function's rows.
+#include "search.h"
 #include "sframe/table.h"
 
 namespace sfu::sframe {
@@ -10,14 +11,7 @@ bool covers(const Fde &f, uint64_t pc) { return pc >= f.start && pc - f.start < 
 sfu_error find_fde(const sfu_table &t, uint64_t pc, Fde &out) {
   if (t.flags & SFU_F_FDE_SORTED) {
     // Last FDE whose start is <= pc.
-    uint32_t lo = 0, hi = t.num_fdes;
-    while (lo < hi) {
-      uint32_t mid = lo + (hi - lo) / 2;
-      if (fde_start(t, mid) <= pc)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+    uint32_t lo = count_starting_at_or_before(t.num_fdes, pc, [&](uint32_t i) { return fde_start(t, i); });
     if (lo == 0) return SFU_E_NO_FUNCTION;
     if (sfu_error e = read_fde(t, lo - 1, out)) return e;
     return covers(out, pc) ? SFU_OK : SFU_E_NO_FUNCTION;

@@ -2,6 +2,7 @@
 // binary search over its fixed-size entries; a name is decoded token by token on a small stack,
 // into a buffer or straight into a sink. Layout: docs/symbols.md and symbols/format.h.
 #include "config.h"
+#include "search.h"
 #include "sframe/bytes.h"
 #include "sfu/print.h"
 #include "sfu/symbols.h"
@@ -192,14 +193,7 @@ extern "C" enum sfu_error sfu_symbols_find(const struct sfu_symbols *symbols, ui
   if (!symbols->ready) return SFU_E_NOT_INITIALIZED;
   const sfu_symbols &s = *symbols;
   // The last entry starting at or before pc.
-  uint32_t lo = 0, hi = s.num_symbols;
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (start_of(s, mid) <= pc)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  uint32_t lo = sfu::count_starting_at_or_before(s.num_symbols, pc, [&](uint32_t i) { return start_of(s, i); });
   if (lo == 0 || sfu_symbols_entry(symbols, lo - 1, symbol) != SFU_OK) return SFU_E_NO_SYMBOL;
   return pc - symbol->start < symbol->size ? SFU_OK : SFU_E_NO_SYMBOL;
 }

@@ -6,7 +6,8 @@
 // Input layout: kParamBytes of parameters, then the section (copied into an allocation of
 // exactly its size, so ASan sees any read past it).
 //   [0]      mode: bit 0 check a text range; bits 1-3 the ABI asked for (5-7: none exists);
-//            bit 7: not a section but a crash record or log, for fuzz_crash.cpp
+//            bit 7: not a section but a crash record or log, for fuzz_crash.cpp;
+//            bit 6 (bit 7 clear): a symbol table and a build-id note, for fuzz_symbols.cpp
 //   [1, 9)   section address, little-endian
 //   [9, 13)  text start, as a distance below the section address
 //   [13, 17) text length
@@ -21,6 +22,7 @@
 #include <initializer_list>
 
 #include "config.h"
+#include "fuzz/fuzz_common.h"
 #include "sfu/sframe.h"
 #include "support/error_classes.h"
 
@@ -29,21 +31,9 @@ namespace {
 constexpr size_t kParamBytes = 33;
 constexpr uint32_t kMaxProbedFdes = 1024;  // keeps one input's work bounded
 
-[[noreturn]] void die(const char *what, uint64_t pc, sfu_error e) {
-  fprintf(stderr, "fuzz_sframe: %s (pc 0x%llx, result %d \"%s\")\n", what, static_cast<unsigned long long>(pc),
-          int(e), sfu_error_name(e));
-  abort();
-}
-
-uint64_t le(const uint8_t *p, unsigned n) {
-  uint64_t v = 0;
-  for (unsigned i = 0; i < n; i++) v |= uint64_t(p[i]) << (8 * i);
-  return v;
-}
-
-void require_named(sfu_error e, const char *call) {
-  if (!sfu::test::is_named(e)) die(call, 0, e);
-}
+using sfu::fuzz::die;
+using sfu::fuzz::le;
+using sfu::fuzz::require_named;
 
 // One FDE's function, read straight from the bytes the opened table points at.
 struct Func {
@@ -130,12 +120,17 @@ struct Run {
 
 }  // namespace
 
-void fuzz_crash(const uint8_t *data, size_t size);  // fuzz_crash.cpp
+void fuzz_crash(const uint8_t *data, size_t size);    // fuzz_crash.cpp
+void fuzz_symbols(const uint8_t *data, size_t size);  // fuzz_symbols.cpp
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // Mode bit 7: a crash record or a serial log (fuzz_crash.cpp), not a section.
   if (size && (data[0] & 0x80)) {
     fuzz_crash(data, size);
+    return 0;
+  }
+  if (size && (data[0] & 0x40)) {
+    fuzz_symbols(data, size);
     return 0;
   }
   uint8_t params[kParamBytes] = {};

@@ -70,6 +70,9 @@ seed_dir=$(dirname "$0")/crash-seeds
 { printf '\x80'; cat "$seed_dir/record.bin"; } >"$seeds/crash-record"
 { printf '\x81'; cat "$seed_dir/record.bin"; } >"$seeds/crash-record-resealed"
 { printf '\x82'; cat "$seed_dir/serial.log"; } >"$seeds/crash-log"
+# Symbol tables and build-id notes (fuzz_symbols.cpp): the x86_64 and s390x test kernels', with
+# their section address and text range in front, as `sfu gen` wrote them.
+cp "$(dirname "$0")"/symbols-seeds/*.seed "$seeds/"
 if [ "$count" -eq 0 ]; then
   echo "run.sh: no non-empty section.bin under $corpus" >&2
   result fail

@@ -25,13 +25,19 @@ static uint64_t pcs[16];
 static size_t npcs;
 static enum sfu_stop why;
 
-__attribute__((noinline)) void walk_here(void) {
-  struct sfu_regs regs;
-  sfu_capture_here(&regs);
+/* The program's own stack, the only one its walks read. */
+static struct sfu_walk_config walk_config(void) {
   struct sfu_walk_config config = {0};
   config.stacks = &stack;
   config.num_stacks = 1;
   config.abi = SFU_ABI_AMD64_LE;
+  return config;
+}
+
+__attribute__((noinline)) void walk_here(void) {
+  struct sfu_regs regs;
+  sfu_capture_here(&regs);
+  struct sfu_walk_config config = walk_config();
   npcs = sfu_backtrace(&regs, &config, pcs, 16, &why);
   __asm__ volatile("" ::: "memory");  /* keep the call above from becoming a tail call */
 }
@@ -94,10 +100,7 @@ int main(void) {
           "names at the address the program runs at");
     struct sfu_regs regs;
     sfu_capture_here(&regs);
-    struct sfu_walk_config config = {0};
-    config.stacks = &stack;
-    config.num_stacks = 1;
-    config.abi = SFU_ABI_AMD64_LE;
+    struct sfu_walk_config config = walk_config();
     struct sfu_sink sink = {out_putc, 0};
     sfu_print_backtrace(&sink, &regs, &config);
   } else {
