@@ -5,13 +5,13 @@
  * the memory that survived), takes the record and prints it to stdout (the serial log).
  *   usage: crash_program RECORD > LOG */
 #define _GNU_SOURCE
-#include <pthread.h>
 #include <stdio.h>
 
 #include "sfu/crash.h"
 #include "sfu/image.h"
 
 extern char __executable_start[], etext[];
+extern void *__libc_stack_end; /* glibc: the stack pointer the process started with */
 
 static struct sfu_stack stack;
 static enum sfu_error captured = SFU_E_CRASH_NO_RECORD;
@@ -60,13 +60,10 @@ int main(int argc, char **argv) {
             sfu_error_name(module.build_id_error), sfu_error_name(module.symbols_error));
     return 1;
   }
-  pthread_attr_t attr;
-  void *lo;
-  size_t size;
-  pthread_getattr_np(pthread_self(), &attr);
-  pthread_attr_getstack(&attr, &lo, &size);
-  stack.lo = (uint64_t)(uintptr_t)lo;
-  stack.hi = stack.lo + size;
+  /* The stack: from well below this frame up to where the process started on it. */
+  char here;
+  stack.lo = (uint64_t)(uintptr_t)&here - (1u << 20);
+  stack.hi = (uint64_t)(uintptr_t)__libc_stack_end;
 
   event_loop();
   if (captured != SFU_OK) {

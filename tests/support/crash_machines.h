@@ -49,11 +49,19 @@ inline constexpr uint8_t kCrashAbis[] = {SFU_ABI_AMD64_LE, SFU_ABI_AARCH64_LE, S
 // Memory to capture into: 8-byte aligned, filled with a pattern so stray writes show.
 struct Area {
   std::vector<uint64_t> words;
-  explicit Area(size_t bytes, uint8_t fill = 0xcc) : words((bytes + 7) / 8) {
+  uint8_t fill;
+  explicit Area(size_t bytes, uint8_t fill_ = 0xcc) : words((bytes + 7) / 8), fill(fill_) {
     for (size_t i = 0; i < words.size() * 8; i++) data()[i] = fill;
   }
   uint8_t *data() { return reinterpret_cast<uint8_t *>(words.data()); }
   size_t size() const { return words.size() * 8; }
+  // Nothing was written at or after byte `from`.
+  bool untouched(size_t from = 0) const {
+    const uint8_t *p = reinterpret_cast<const uint8_t *>(words.data());
+    for (size_t i = from; i < size(); i++)
+      if (p[i] != fill) return false;
+    return true;
+  }
 };
 
 // Text printed through a sink.

@@ -58,9 +58,8 @@ int run_crash(const Command &self, const Args &args) {
   // An image no decoded record has a module for is the wrong one: say so, never use it silently.
   for (size_t k = 0; k < images.size(); k++)
     if (!used[k] && status != kExitFailed) {
-      std::string id;
-      for (uint8_t b : images[k].build_id) id += "0123456789abcdef"[b >> 4], id += "0123456789abcdef"[b & 15];
-      refused(self, images[k].path, "its build-id " + id + " is none of the record's modules: the wrong image?");
+      refused(self, images[k].path, "its build-id " + crash::build_id_text(images[k].build_id) +
+                                        " is none of the record's modules: the wrong image?");
       status = kExitFailed;
     }
   return status;

@@ -248,6 +248,8 @@ void compare_walks(const sfu_crash_view &v, const std::vector<CrashImage> &image
 
 }  // namespace
 
+std::string build_id_text(const std::vector<uint8_t> &id) { return hex_bytes(id.data(), id.size()); }
+
 bool load_crash_image(const std::string &path, bool lines, CrashImage &out, std::string &error) {
   out = CrashImage{};
   out.path = path;

@@ -40,6 +40,9 @@ struct RecordReport {
   std::vector<bool> used;  // per image: it matched a module of this record
 };
 
+// A build-id as lowercase hex, as readelf and the device print it.
+std::string build_id_text(const std::vector<uint8_t> &id);
+
 // Decodes one record found in the input (its bytes checked by sfu_crash_open).
 void report_record(const FoundRecord &found, const std::vector<CrashImage> &images, const ReportOptions &options,
                    RecordReport &out);
