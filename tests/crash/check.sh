@@ -83,6 +83,17 @@ if [[ $("$sfu" crash "$work/two.log" --image "$program" | grep -c '^crash record
 else
   bad "both records decoded"
 fi
+expect "--save-record" 0 "every frame the host could walk equals the device's" -- "$log" --image "$program" \
+  --save-record "$work/saved.bin"
+# The log's record was printed after the take: all but its state word ("taken") is the dump's.
+saved=$(stat -c %s "$work/saved.bin" 2>/dev/null || echo 0)
+if [[ $saved -gt 12 && $saved -lt $(stat -c %s "$record") ]] && cmp -s -i 12 -n $((saved - 12)) "$work/saved.bin" "$record"; then
+  ok "the saved record is the captured one, without the rest of the area"
+else
+  bad "the saved record is the captured one, without the rest of the area"
+fi
+expect "--save-record takes one record" 1 "holds 2 records: --save-record takes one" -- "$work/two.log" \
+  --image "$program" --save-record "$work/two.bin"
 expect "--no-lines" 0 "image  handle_irq+0x" -- "$record" --image "$program" --no-lines
 
 # Bad input: one message naming the problem, exit status 1.
