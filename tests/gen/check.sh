@@ -6,6 +6,7 @@
 # `verify` finds uncovered, dump with `sfu dump`, and (V1) dump the same rows with objdump.
 # For every gas-built image: `sfu verify` of gas's table, and `sfu diff` of gas's table against
 # the one `sfu gen` builds from the same image, must find exactly the known gas 2.40 faults.
+# And gen's function names (.sfu_symbols) with `sfu symbols`: where they go, sizes, refusals.
 # Ends "gen: N passed, M failed".
 set -uo pipefail
 sfu=$1
@@ -160,6 +161,64 @@ check_refusals() {
   [[ $start == *" chain_a" ]] && pass "symbolize: a function start" || fail "symbolize: a function start" "$start"
 }
 check_refusals
+
+# Function names (.sfu_symbols): written only where reserved or asked for, appended with a
+# warning, in place otherwise (refused when too small), read back by `sfu symbols` as the device
+# reads them; the sizes gen prints; each refusal.
+check_symbols() {
+  local img=$corpus/x86_64/gcc-O2.elf r=$work/symbols line a
+  mkdir -p "$r"
+  line=$("$sfu" gen "$img" -o "$r/plain.elf" 2>&1)
+  [[ $line == "gen: "* && $line != *symbols* ]] && pass "symbols: none unless reserved or asked" ||
+    fail "symbols: none unless reserved or asked" "$line"
+  line=$("$sfu" gen "$img" -o "$r/appended.elf" --symbols 2>&1)
+  [[ $line == *"appended as .sfu_symbols, not loaded"*"the device will not see these names"* ]] &&
+    pass "symbols: appended with a warning" || fail "symbols: appended with a warning" "$line"
+  a=$(nm "$img" | awk '$3 == "chain_a" { print $1 }')
+  line=$("$sfu" symbols "$r/appended.elf" "0x$a")
+  [[ $line =~ ^$(printf '0x%x' $((16#$a)))' 'chain_a\+0x0/0x[0-9a-f]+$ ]] &&
+    pass "symbols: an address named as the device would" || fail "symbols: an address named as the device would" "$line"
+  line=$("$sfu" symbols "$r/appended.elf" | head -n 1)
+  [[ $line == "symbols: "*" functions, "*" bytes, "*" tokens, names "* ]] && pass "symbols: the listing's summary" ||
+    fail "symbols: the listing's summary" "$line"
+  # --print-size: one number without names, a line per table with them; --print-defsym.
+  line=$("$sfu" gen "$img" --print-size)
+  [[ $line =~ ^[0-9]+$ ]] && pass "symbols: --print-size without names" || fail "symbols: --print-size without names" "$line"
+  local sizes defsym
+  sizes=$("$sfu" gen "$img" --print-size --symbols | tr '\n' ' ')
+  defsym=$("$sfu" gen "$img" --print-defsym --symbols)
+  [[ $sizes =~ ^\.sframe\ ([0-9]+)\ \.sfu_symbols\ ([0-9]+)\ $ &&
+     $defsym == "--defsym=SFU_SFRAME_RESERVE=${BASH_REMATCH[1]} --defsym=SFU_SYMBOLS_RESERVE=${BASH_REMATCH[2]}" ]] &&
+    pass "symbols: --print-size and --print-defsym" || fail "symbols: --print-size and --print-defsym" "$sizes / $defsym"
+  # A reservation: written in place by default; too small: refused with both sizes.
+  head -c 65536 /dev/zero >"$r/64k.bin"
+  head -c 16 /dev/zero >"$r/16.bin"
+  objcopy --add-section .sfu_symbols="$r/64k.bin" --set-section-flags .sfu_symbols=alloc,readonly "$img" \
+    "$r/reserved.elf" 2>/dev/null  # (warns that no segment loads it: gen does not care)
+  objcopy --add-section .sfu_symbols="$r/16.bin" --set-section-flags .sfu_symbols=alloc,readonly "$img" \
+    "$r/small.elf" 2>/dev/null
+  expect_refusal "symbols: an unfilled reservation has no table" 1 "invalid symbol table: no-symbol-table" \
+    "$sfu" symbols "$r/reserved.elf"
+  line=$("$sfu" gen "$r/reserved.elf" -o "$r/in-place.elf" 2>&1)
+  [[ $line == *"; symbols: "*"(written into .sfu_symbols)" ]] && "$sfu" symbols "$r/in-place.elf" >/dev/null &&
+    pass "symbols: on by default where reserved" || fail "symbols: on by default where reserved" "$line"
+  line=$("$sfu" gen "$r/reserved.elf" -o "$r/skipped.elf" --no-symbols 2>&1)
+  [[ $line != *symbols* ]] && pass "symbols: --no-symbols skips them" || fail "symbols: --no-symbols skips them" "$line"
+  expect_refusal "symbols: reservation too small" 1 "section .sfu_symbols holds 16 bytes, the table needs" \
+    "$sfu" gen "$r/small.elf" -o "$r/x.elf"
+  strip -o "$r/stripped.elf" "$img"
+  expect_refusal "symbols: a stripped image" 1 "no function symbols" "$sfu" gen "$r/stripped.elf" -o "$r/x.elf" --symbols-only
+  expect_refusal "symbols: no table" 1 "no .sfu_symbols section" "$sfu" symbols "$img"
+  expect_refusal "symbols: --no-symbols with --symbols-only" 2 "--no-symbols with --symbols or --symbols-only" \
+    "$sfu" gen "$img" -o "$r/x.elf" --symbols-only --no-symbols
+  expect_refusal "symbols: --symbols-only with a version" 2 "--symbols-only writes no SFrame table" \
+    "$sfu" gen "$img" -o "$r/x.elf" --symbols-only --sframe-version 3
+  expect_refusal "symbols: a range without names" 2 "--symbols-range without a symbol table to write" \
+    "$sfu" gen "$img" -o "$r/x.elf" --symbols-range all
+  expect_refusal "symbols: a range of unknown symbols" 1 "--symbols-range: nowhere is neither an address nor a symbol" \
+    "$sfu" gen "$img" -o "$r/x.elf" --symbols --symbols-range main,nowhere
+}
+check_symbols
 
 for arch in x86_64 arm64 s390x; do
   images=("$corpus/$arch"/*.elf)
