@@ -2,7 +2,8 @@
 // (from the architecture's `size`), and the deepest stack a walk can use, from a build of the
 // core with -fstack-usage -fcallgraph-info=su: the largest sum of frame sizes over the call
 // graph from each entry point (sfu_walk_next, which steps, looks the row up and reads the stack;
-// sfu_backtrace, which holds a cursor itself; sfu_walk_start).
+// sfu_backtrace, which holds a cursor itself; sfu_walk_start; sfu_print_backtrace, which prints
+// each frame with its name from the symbol table).
 //
 //   footprint --out FILE (--arch NAME SIZE_TOOL LIBSFU_A CI_DIR)...
 //
@@ -175,7 +176,7 @@ int main(int argc, char **argv) {
   }
   if (!out_path || archs.empty()) return 2;
 
-  const char *roots[] = {"sfu_walk_next", "sfu_backtrace", "sfu_walk_start"};
+  const char *roots[] = {"sfu_walk_next", "sfu_backtrace", "sfu_walk_start", "sfu_print_backtrace"};
   std::ostringstream md, details;
   md << "## Footprint of the freestanding core\n\n"
      << "`.text`: `size` of each object in `build/<arch>/libsfu.a` (`make ARCH=<arch>`, -O2, "
@@ -183,10 +184,13 @@ int main(int argc, char **argv) {
         "-fcallgraph-info=su'` into a scratch directory; the deepest sum of gcc's frame sizes "
         "over the call graph from each entry point. The caller's `struct sfu_cursor` (for "
         "sfu_walk_start/sfu_walk_next) is the caller's and not counted; sfu_backtrace keeps "
-        "its own. Calls to the kernel's `sfu_hook_read_nofault` are not counted.\n\n"
+        "its own. Calls to the kernel's `sfu_hook_read_nofault` are not counted. "
+        "sfu_print_backtrace adds the printing: the lines and each frame's name, decoded from "
+        "the symbol table straight into the sink (symbols.o; its putc is a call through a "
+        "pointer, not counted).\n\n"
      << "| arch | .text total (bytes) | walk stack: sfu_walk_next | sfu_backtrace | "
-        "sfu_walk_start |\n"
-     << "| --- | ---: | ---: | ---: | ---: |\n";
+        "sfu_walk_start | sfu_print_backtrace |\n"
+     << "| --- | ---: | ---: | ---: | ---: | ---: |\n";
   int status = 0;
   for (const Arch &a : archs) {
     std::vector<ObjectSize> sizes = text_sizes(a.size_tool, a.lib);

@@ -7,7 +7,8 @@
 #                         (--clobber-below-sp adds an informational experiment: tests/x86_64/walk.h)
 #   make bench            build/bench/bench_walk: ns per frame of sfunwind, a frame-pointer walk,
 #                         libunwind and libgcc on one 64-deep stack, then the core's .text and
-#                         the stack a walk needs per architecture; writes bench/results.md
+#                         the stack a walk needs per architecture; SFrame and .sfu_symbols sizes
+#                         on googletest and the QEMU kernels; writes bench/results.md
 
 X86_DIR := $(BUILD)/tests/x86
 # The code under test: Debian's gcc and gas, as a user program would be built.
@@ -68,8 +69,15 @@ bench-footprint: $(BENCH_DIR)/footprint
 	$(BENCH_DIR)/footprint --out $(BENCH_DIR)/footprint.md $(foreach a,$(BENCH_ARCHS),\
 		--arch $(a) $(BENCH_SIZE_$(a)) $(BUILD)/$(a)/libsfu.a $(BENCH_STACK_USAGE)/$(a)/obj)
 
+# The symbol tables measured (bench/symbols_size.sh): googletest's (the image sframe_size.sh
+# builds) and the gen-v2 test kernels' of each architecture.
+BENCH_SYMBOL_KERNELS := $(foreach a,$(BENCH_ARCHS),$(QEMU_DIR)/$(a)/gen-v2.elf)
+
 .PHONY: bench
-bench: $(BENCH_DIR)/bench_walk bench-footprint tools
+bench: $(BENCH_DIR)/bench_walk bench-footprint tools $(BENCH_SYMBOL_KERNELS)
 	bash bench/sframe_size.sh $(TOOLS_DIR)/sfu $(BENCH_DIR)/sframe-size $(BENCH_DIR)/sframe-size.md
+	bash bench/symbols_size.sh $(TOOLS_DIR)/sfu $(BENCH_DIR)/symbols $(BENCH_DIR)/symbols.md \
+		googletest=$(BENCH_DIR)/sframe-size/gtest_sample1.elf \
+		$(foreach a,$(BENCH_ARCHS),$(a)=$(QEMU_DIR)/$(a)/gen-v2.elf)
 	$(BENCH_DIR)/bench_walk --results bench/results.md --footprint $(BENCH_DIR)/footprint.md
-	{ echo; cat $(BENCH_DIR)/sframe-size.md; } >> bench/results.md
+	{ echo; cat $(BENCH_DIR)/sframe-size.md; echo; cat $(BENCH_DIR)/symbols.md; } >> bench/results.md
