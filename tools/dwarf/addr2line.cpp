@@ -25,7 +25,7 @@ bool contains(const std::vector<AddressRange> &ranges, uint64_t addr) {
 
 }  // namespace
 
-Addr2line::Addr2line(const SourceImage &image) : idx_(image.index()) {
+Addr2line::Addr2line(const SourceIndex *index) : idx_(index) {
   if (!idx_) return;
   for (const FunctionInfo &f : idx_->functions) {
     names_.push_back(f.name);

@@ -28,7 +28,8 @@ namespace sfu::tools::dwarf {
 
 class Addr2line {
  public:
-  explicit Addr2line(const SourceImage &image);
+  explicit Addr2line(const SourceImage &image) : Addr2line(image.index()) {}
+  explicit Addr2line(const SourceIndex *index);
 
   // The lines addr2line prints for `addr`, each ending in '\n'; demangled names with `demangle`.
   std::string lookup(uint64_t addr, bool demangle);

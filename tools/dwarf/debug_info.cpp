@@ -161,7 +161,7 @@ bool DebugInfoReader::read_die(const Unit &unit, uint64_t offset, Die &die, uint
     v.name = spec.name;
     uint64_t field = r.pos();
     v.at = field;
-    if (!read_value(unit, r, spec.form, spec.implicit_const, v, err, 0)) return false;
+    if (!read_value(unit, r, spec.form, spec.implicit_const, v, err, 0, field)) return false;
     if (resolve_forms && !resolve(unit, v, field, err)) return false;
     die.attrs.push_back(v);
   }
@@ -170,7 +170,7 @@ bool DebugInfoReader::read_die(const Unit &unit, uint64_t offset, Die &die, uint
 }
 
 bool DebugInfoReader::read_value(const Unit &unit, Reader &r, uint64_t form, int64_t implicit_const, AttrValue &v,
-                                 DebugError &err, int depth) const {
+                                 DebugError &err, int depth, uint64_t form_at) const {
   v.form = form;
   uint64_t at = r.pos(), n;
   auto constant = [&](unsigned size) { v.cls = AttrValue::kConstant; return r.fixed(size, v.u, "constant"); };
@@ -254,9 +254,9 @@ bool DebugInfoReader::read_value(const Unit &unit, Reader &r, uint64_t form, int
     case kFormIndirect:
       if (depth >= kMaxIndirect) return r.fail(kErrUnknownForm, at, "DW_FORM_indirect nested too deep");
       if (!r.uleb(n, "indirect form")) return false;
-      return read_value(unit, r, n, 0, v, err, depth + 1);
+      return read_value(unit, r, n, 0, v, err, depth + 1, at);
     default:
-      return r.fail(kErrUnknownForm, at, "form " + Reader::hex(form));
+      return r.fail(kErrUnknownForm, form_at, "form " + Reader::hex(form));
   }
 }
 

@@ -206,8 +206,9 @@ class DebugInfoReader {
   bool indexed_address(const Unit &unit, uint64_t index, uint64_t field, uint64_t &out, DebugError &err) const;
 
  private:
+  // `form_at`: where the form code was read (the value's own offset, or DW_FORM_indirect's operand).
   bool read_value(const Unit &unit, cfi::Reader &r, uint64_t form, int64_t implicit_const, AttrValue &v,
-                  DebugError &err, int depth) const;
+                  DebugError &err, int depth, uint64_t form_at) const;
   bool resolve(const Unit &unit, AttrValue &v, uint64_t field, DebugError &err) const;
 
   const Sections &s_;

@@ -39,9 +39,13 @@ bool SourceImage::load(const ElfImage &image, std::string &error) {
 bool SourceImage::has_debug_info() const { return index_ && index_->has_debug_info; }
 
 std::vector<SourceFrame> SourceImage::frames_at(uint64_t addr) const {
+  if (!index_) return {};
+  return source_frames(*index_, addr);
+}
+
+std::vector<SourceFrame> source_frames(const SourceIndex &idx, uint64_t addr) {
   std::vector<SourceFrame> frames;
-  if (!has_debug_info()) return frames;
-  const SourceIndex &idx = *index_;
+  if (!idx.has_debug_info) return frames;
   int64_t unit = -1;
   idx.unit_ranges.visit(addr, [&](uint32_t id, uint64_t) {
     if (unit < 0 || id < unit) unit = id;

@@ -504,6 +504,10 @@ bool build_source_index(ElfImage image, SourceIndex &out, std::string &error) {
   if (!read_symbol_table(out.image, out.symbols, error)) return false;
   index_symbols(out);
   if (!find_sections(out.image, out.sections, error)) return false;
+  return build_source_index_from_sections(out, error);
+}
+
+bool build_source_index_from_sections(SourceIndex &out, std::string &error) {
   out.has_debug_info = out.sections.info.present() && out.sections.info.size > 0;
   if (!out.has_debug_info) return true;
   if (!Builder(out, error).run()) return false;

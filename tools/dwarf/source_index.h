@@ -13,6 +13,7 @@
 #include "tools/dwarf/debug_info.h"
 #include "tools/dwarf/line_table.h"
 #include "tools/dwarf/ranges.h"
+#include "tools/dwarf/source.h"
 #include "tools/elf/elf_file.h"
 #include "tools/elf/symbol_table.h"
 
@@ -113,5 +114,12 @@ struct SourceIndex {
 // Reads the image's DWARF and symbols into `out`. False with one message ("SECTION+0xOFF:
 // NAME (DETAIL)") when a debug section is malformed; an image without .debug_info is fine.
 bool build_source_index(ElfImage image, SourceIndex &out, std::string &error);
+
+// The same from debug sections alone (no image, no symbols): `out.sections` set by the caller
+// (the fuzzer), the bytes kept alive by it.
+bool build_source_index_from_sections(SourceIndex &out, std::string &error);
+
+// SourceImage::frames_at over a model.
+std::vector<SourceFrame> source_frames(const SourceIndex &idx, uint64_t addr);
 
 }  // namespace sfu::tools::dwarf
