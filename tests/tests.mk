@@ -51,8 +51,10 @@ include tests/qemu/qemu.mk
 # The fuzzer: core, support and target compiled by clang with libFuzzer, ASan and UBSan.
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_SAN := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_SRCS := $(CORE_SRCS) $(sort $(wildcard tests/fuzz/*.cpp)) tools/crash/records.cpp
-FUZZ_HDRS := $(sort $(wildcard tests/support/*.h tests/fuzz/*.h)) tools/crash/records.h
+FUZZ_DWARF_SRCS := $(addprefix tools/dwarf/,debug_info.cpp line_table.cpp ranges.cpp source.cpp source_index.cpp \
+	addr2line.cpp) tools/elf/elf_file.cpp tools/elf/symbol_table.cpp
+FUZZ_SRCS := $(CORE_SRCS) $(sort $(wildcard tests/fuzz/*.cpp)) tools/crash/records.cpp $(FUZZ_DWARF_SRCS)
+FUZZ_HDRS := $(sort $(wildcard tests/support/*.h tests/fuzz/*.h)) tools/crash/records.h $(TOOLS_HDRS)
 $(FUZZ_DIR)/fuzz_sframe: $(FUZZ_SRCS) $(FUZZ_HDRS) $(CORE_HDRS) $(CONFIG_H) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CLANGXX) -std=c++20 -O1 -g -I. -Iinclude -Isrc -Iarch -Itests -I$(BUILD)/config -DSFU_HOSTED=1 $(FUZZ_SAN) \

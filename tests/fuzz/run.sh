@@ -73,6 +73,8 @@ seed_dir=$(dirname "$0")/crash-seeds
 # Symbol tables and build-id notes (fuzz_symbols.cpp): the x86_64 and s390x test kernels', with
 # their section address and text range in front, as `sfu gen` wrote them.
 cp "$(dirname "$0")"/symbols-seeds/*.seed "$seeds/"
+# DWARF debug sections (fuzz_dwarf.cpp): tests/unit/data's small images (DWARF 5 and 4, s390x).
+cp "$(dirname "$0")"/dwarf-seeds/*.seed "$seeds/"
 if [ "$count" -eq 0 ]; then
   echo "run.sh: no non-empty section.bin under $corpus" >&2
   result fail
