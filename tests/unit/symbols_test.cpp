@@ -501,14 +501,7 @@ TEST(SymbolsWriter, RefusesWhatTheFormatCannotHold) {
 
 sfu::tools::ElfSymbol sym(const char *name, uint64_t value, uint64_t size, uint8_t type, uint8_t bind = 1,
                           uint16_t shndx = 1) {
-  sfu::tools::ElfSymbol s;
-  s.name = name;
-  s.value = value;
-  s.size = size;
-  s.type = type;
-  s.bind = bind;
-  s.shndx = shndx;
-  return s;
+  return sfu::tools::ElfSymbol{name, value, size, type, bind, shndx};
 }
 
 std::string listed(const std::vector<SymbolFunction> &fns) {
