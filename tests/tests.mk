@@ -14,7 +14,8 @@
 #   v1-built      tests/dump/v1_built_here.sh: gas-written V1 tables, objdump vs sfu dump
 #   runner        tests/qemu/runner_test.py: the QEMU runner's checks on made-up serial output
 #   qemu          tests/qemu: the test kernels of every architecture under QEMU (make qemu-test)
-#   fuzz          the libFuzzer target (SFrame sections, crash records and logs) for FUZZ_CHECK_SECONDS
+#   addr2line     tests/addr2line/check.sh: sfu symbolize against binutils' addr2line (kernels, googletest)
+#   fuzz          the libFuzzer target (SFrame sections, crash records and logs, symbol tables, DWARF) for FUZZ_CHECK_SECONDS
 #                 under ASan + UBSan
 #
 # Shared test code lives in tests/support/ and is linked into every host test binary.

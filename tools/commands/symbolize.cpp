@@ -180,7 +180,10 @@ int run_symbolize(const Command &self, const Args &args) {
 
 const Command kSymbolizeCommand = {
     "symbolize",
-    "[-C] ELF ADDR...\n--addr2line [-C] ELF ADDR...\n--image ELF [--image ELF...] [LOG]",
+    "[-C] ELF ADDR...                    \"0xADDR name+0xoff\", then \"    FUNC at FILE:LINE[ (inlined)]\" per source frame\n"
+    "--addr2line [-C] ELF ADDR...        what `addr2line -f -i [-C] -e ELF ADDR...` prints (hex addresses)\n"
+    "--image ELF [--image ELF...] [LOG]  the log (or stdin), frame lines + \"  SYM+0xOFF FILE:LINE[ (FUNC inlined)]\","
+    " then \"        (inlined by) FUNC at FILE:LINE\" per inlined caller",
     "addresses to names and source lines (symbol table, DWARF); addr2line's output; annotated logs",
     run_symbolize};
 
