@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -294,6 +295,14 @@ std::vector<uint8_t> cat(std::initializer_list<std::vector<uint8_t>> parts) {
   return out;
 }
 
+// Reads the line table at offset 0 of `l`.
+bool read_table(const LineSections &l, LineTable &t, DebugError &err) {
+  Sections s = l.sections();
+  DebugInfoReader reader(s);
+  Unit unit;
+  return read_line_table(reader, unit, 0, t, err);
+}
+
 TEST(DwarfLineTest, EveryOpcodeVersion4) {
   std::vector<uint8_t> program = cat({
       set_address(0x1000),
@@ -312,13 +321,9 @@ TEST(DwarfLineTest, EveryOpcodeVersion4) {
       {kLnsAdvancePc, 2},
       {0, 1, kLneEndSequence},                   // end 0x1029
   });
-  LineSections l = line_program(4, false, program);
-  Sections s = l.sections();
-  DebugInfoReader reader(s);
-  Unit unit;
   LineTable t;
   DebugError err;
-  ASSERT_TRUE(read_line_table(reader, unit, 0, t, err)) << err.message();
+  ASSERT_TRUE(read_table(line_program(4, false, program), t, err)) << err.message();
   ASSERT_EQ(t.rows.size(), 4u);
   EXPECT_EQ(t.rows[0].address, 0x1000u);
   EXPECT_EQ(t.rows[0].line, 10u);
@@ -370,13 +375,9 @@ TEST(DwarfLineTest, Version5HeaderBigEndianAndSameAddressRows) {
   for (size_t i = 0; i + 11 <= program.size(); i++)
     if (program[i] == 0 && program[i + 1] == 9 && program[i + 2] == kLneSetAddress)
       std::reverse(program.begin() + i + 3, program.begin() + i + 11);
-  LineSections l = line_program(5, true, program);
-  Sections s = l.sections();
-  DebugInfoReader reader(s);
-  Unit unit;
   LineTable t;
   DebugError err;
-  ASSERT_TRUE(read_line_table(reader, unit, 0, t, err)) << err.message();
+  ASSERT_TRUE(read_table(line_program(5, true, program), t, err)) << err.message();
   EXPECT_EQ(t.version, 5u);
   ASSERT_EQ(t.dirs.size(), 2u);
   EXPECT_EQ(t.dirs[0], "/comp");
@@ -478,6 +479,20 @@ void expect_units_refused(const AllForms &f, Refusal want) {
   EXPECT_EQ(err.error.offset, want.offset) << err.message();
 }
 
+// The .debug_info offset of the value of each form in the DIE with every form.
+std::map<uint64_t, size_t> value_offsets(const AllForms &f) {
+  std::map<uint64_t, size_t> out;
+  Sections s = f.sections();
+  DebugInfoReader reader(s);
+  std::vector<Unit> units;
+  DebugError err;
+  Die die;
+  uint64_t next;
+  EXPECT_TRUE(reader.read_units(units, err) && reader.read_die(units[0], f.die2, die, next, err, false));
+  for (size_t i = 0; i < die.attrs.size(); i++) out[kForms[i]] = die.attrs[i].at;
+  return out;
+}
+
 TEST(DwarfErrorsTest, UnitHeaderRefusals) {
   AllForms f = all_forms(false, 5);
   auto patch = [&](size_t at, std::vector<uint8_t> bytes) {
@@ -500,27 +515,9 @@ TEST(DwarfErrorsTest, UnitHeaderRefusals) {
 
 TEST(DwarfErrorsTest, AttributeRefusals) {
   AllForms f = all_forms(false, 5);
-  // Offsets of single fields inside the DIE with every form.
-  size_t addr = f.die2 + 1, strp = 0, strx1 = 0, addrx1 = 0, ref1 = 0, rnglistx = 0, indirect = 0;
-  {
-    Sections s = f.sections();
-    DebugInfoReader reader(s);
-    std::vector<Unit> units;
-    DebugError err;
-    ASSERT_TRUE(reader.read_units(units, err));
-    Die die;
-    uint64_t next;
-    ASSERT_TRUE(reader.read_die(units[0], f.die2, die, next, err, false));
-    for (size_t i = 0; i < std::size(kForms); i++) {
-      if (kForms[i] == kFormStrp) strp = die.attrs[i].at;
-      if (kForms[i] == kFormStrx1) strx1 = die.attrs[i].at;
-      if (kForms[i] == kFormAddrx1) addrx1 = die.attrs[i].at;
-      if (kForms[i] == kFormRef1) ref1 = die.attrs[i].at;
-      if (kForms[i] == kFormRnglistx) rnglistx = die.attrs[i].at;
-      if (kForms[i] == kFormIndirect) indirect = die.attrs[i].at;
-    }
-  }
-  (void)addr;
+  std::map<uint64_t, size_t> at = value_offsets(f);
+  size_t addr = at[kFormAddr], strp = at[kFormStrp], strx1 = at[kFormStrx1], addrx1 = at[kFormAddrx1],
+         ref1 = at[kFormRef1], rnglistx = at[kFormRnglistx], indirect = at[kFormIndirect];
   auto with = [&](size_t at, uint8_t v) {
     AllForms g = f;
     g.info.b[at] = v;
@@ -582,12 +579,9 @@ TEST(DwarfErrorsTest, AbbrevRefusals) {
 TEST(DwarfErrorsTest, LineTableRefusals) {
   std::vector<uint8_t> program = cat({set_address(0x1000), {kLnsCopy}, {0, 1, kLneEndSequence}});
   auto refused = [&](LineSections l, Refusal want) {
-    Sections s = l.sections();
-    DebugInfoReader reader(s);
-    Unit unit;
     LineTable t;
     DebugError err;
-    ASSERT_FALSE(read_line_table(reader, unit, 0, t, err)) << "expected " << want.name;
+    ASSERT_FALSE(read_table(l, t, err)) << "expected " << want.name;
     EXPECT_EQ(err.error.name, want.name) << err.message();
     EXPECT_EQ(err.section, want.section) << err.message();
     EXPECT_EQ(err.error.offset, want.offset) << err.message();
@@ -674,19 +668,7 @@ TEST(DwarfErrorsTest, RangeListRefusals) {
 
 TEST(DwarfErrorsTest, OverlongLeb128) {
   AllForms f = all_forms(false, 5);
-  size_t udata = 0;
-  {
-    Sections s = f.sections();
-    DebugInfoReader reader(s);
-    std::vector<Unit> units;
-    DebugError err;
-    ASSERT_TRUE(reader.read_units(units, err));
-    Die die;
-    uint64_t next;
-    ASSERT_TRUE(reader.read_die(units[0], f.die2, die, next, err, false));
-    for (size_t i = 0; i < std::size(kForms); i++)
-      if (kForms[i] == kFormUdata) udata = die.attrs[i].at;
-  }
+  size_t udata = value_offsets(f)[kFormUdata];
   AllForms g = f;
   std::vector<uint8_t> wide(10, 0xff);
   wide.back() = 0x7f;

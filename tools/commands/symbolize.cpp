@@ -38,35 +38,37 @@ bool parse_hex(const std::string &s, uint64_t &out) {
 
 std::string name_of(const SourceFrame &f, bool demangle) { return demangle ? dwarf::demangle(f.function) : f.function; }
 
-int run_addr2line(const Command &self, const std::vector<std::string> &files, bool demangle) {
-  if (files.size() < 2) return usage_error(self, "give an image and at least one address");
-  std::vector<uint64_t> addrs;
+// `files` is an image and its addresses, read by `parse`: the image loaded, the addresses in
+// `addrs`. False with the status to exit with (a usage error, or the image refused).
+bool image_and_addresses(const Command &self, const std::vector<std::string> &files,
+                         bool (*parse)(const std::string &, uint64_t &), ElfImage &image, SourceImage &source,
+                         std::vector<uint64_t> &addrs, int &status) {
+  if (files.size() < 2) return status = usage_error(self, "give an image and at least one address"), false;
   for (size_t i = 1; i < files.size(); i++) {
     uint64_t a;
-    if (!parse_hex(files[i], a)) return usage_error(self, "not an address: " + files[i]);
+    if (!parse(files[i], a)) return status = usage_error(self, "not an address: " + files[i]), false;
     addrs.push_back(a);
   }
+  return load(self, files[0], image, source, status);
+}
+
+int run_addr2line(const Command &self, const std::vector<std::string> &files, bool demangle) {
   ElfImage image;
   SourceImage source;
+  std::vector<uint64_t> addrs;
   int status;
-  if (!load(self, files[0], image, source, status)) return status;
+  if (!image_and_addresses(self, files, parse_hex, image, source, addrs, status)) return status;
   dwarf::Addr2line a2l(source);
   for (uint64_t a : addrs) fputs(a2l.lookup(a, demangle).c_str(), stdout);
   return kExitOk;
 }
 
 int run_default(const Command &self, const std::vector<std::string> &files, bool demangle) {
-  if (files.size() < 2) return usage_error(self, "give an image and at least one address");
-  std::vector<uint64_t> addrs;
-  for (size_t i = 1; i < files.size(); i++) {
-    uint64_t a;
-    if (!parse_address(files[i], a)) return usage_error(self, "not an address: " + files[i]);
-    addrs.push_back(a);
-  }
   ElfImage image;
   SourceImage source;
+  std::vector<uint64_t> addrs;
   int status;
-  if (!load(self, files[0], image, source, status)) return status;
+  if (!image_and_addresses(self, files, parse_address, image, source, addrs, status)) return status;
   for (uint64_t addr : addrs) {
     printf("%s %s\n", hex(addr).c_str(), symbolize(image, addr).c_str());
     for (const SourceFrame &f : source.frames_at(addr))
