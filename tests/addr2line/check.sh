@@ -48,8 +48,11 @@ compare() {
   local name=$1 elf=$2 addrs=$3 flag=${4:-} p want got
   p=$(prefix_of "$elf")
   want=$work/want.txt got=$work/got.txt
-  xargs "${p}addr2line" -f -i $flag -e "$elf" <"$addrs" >"$want" 2>/dev/null
-  if ! xargs "$sfu" symbolize --addr2line $flag "$elf" <"$addrs" >"$got" 2>"$work/got.err"; then
+  # One process each, so that both see every address of the run (addr2line's answers depend on
+  # the addresses before): addr2line reads them from stdin, sfu from its arguments.
+  "${p}addr2line" -f -i $flag -e "$elf" <"$addrs" >"$want" 2>/dev/null
+  # shellcheck disable=SC2046
+  if ! "$sfu" symbolize --addr2line $flag "$elf" $(cat "$addrs") >"$got" 2>"$work/got.err"; then
     fail "$name" "sfu exited badly: $(head -n 1 "$work/got.err")"
     return
   fi
@@ -127,7 +130,24 @@ for arch in x86_64 arm64 s390x; do
       PASS) pass "$rest" ;;
       FAIL) fail "${rest%%: *}" "${rest#*: }" ;;
     esac
-  done < <(python3 "$(dirname "$0")/modes.py" "$sfu" "$elf" $log 2>&1 || echo "FAIL $arch modes: modes.py exited badly")
+  done < <(python3 "$(dirname "$0")/modes.py" "$sfu" "$elf" "$log" "$work/$arch.log" 2>&1 ||
+           echo "FAIL $arch modes: modes.py exited badly")
 done
+
+# Two images at once: each frame of the joined logs is annotated from the image that holds it,
+# as with that image alone (the x86_64 and arm64 kernels' code does not overlap).
+a=$qemu/x86_64/demo.elf b=$qemu/arm64/demo.elf
+if [[ -e $work/x86_64.log && -e $work/arm64.log ]]; then
+  cat "$work/x86_64.log" "$work/arm64.log" >"$work/joined.log"
+  { "$sfu" symbolize --image "$a" "$work/x86_64.log"; "$sfu" symbolize --image "$b" "$work/arm64.log"; } >"$work/want.txt"
+  "$sfu" symbolize --image "$a" --image "$b" <"$work/joined.log" >"$work/got.txt" 2>&1
+  if cmp -s "$work/want.txt" "$work/got.txt" && grep -q '(inlined by)' "$work/got.txt"; then
+    pass "log mode with two images ($(grep -c '#' "$work/joined.log") frames)"
+  else
+    fail "log mode with two images" "$(diff "$work/want.txt" "$work/got.txt" | grep '^[<>]' | head -n 4 | tr '\n' '|')"
+  fi
+else
+  fail "log mode with two images" "no made-up logs from modes.py"
+fi
 
 finish
