@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "tools/dwarf/debug_info.h"
+#include "tools/dwarf/reader.h"
 #include "tools/dwarf/line_table.h"
 #include "tools/dwarf/ranges.h"
+#include "tools/dwarf/source_index.h"
 
 namespace sfu::tools::dwarf {
 namespace {
@@ -676,6 +678,35 @@ TEST(DwarfErrorsTest, OverlongLeb128) {
   g.info.b.insert(g.info.b.begin() + udata, wide.begin(), wide.end());
   g.info.close_length(0);
   expect_units_refused(g, {"leb128-too-long", ".debug_info", udata});
+}
+
+// The source model's own refusals: a specification naming itself, and DIE children that run
+// to the end of their unit without the null entry that closes them.
+TEST(DwarfErrorsTest, ModelRefusals) {
+  Buf info, abbrev;
+  abbrev.uleb(1).uleb(kTagCompileUnit).u8(1).uleb(0).uleb(0);
+  abbrev.uleb(2).uleb(kTagSubprogram).u8(0).uleb(kAtSpecification).uleb(kFormRef4).uleb(0).uleb(0);
+  abbrev.uleb(3).uleb(kTagSubprogram).u8(0).uleb(0).uleb(0);
+  abbrev.uleb(0);
+  info.u32(0).u16(5).u8(kUtCompile).u8(8).u32(0);
+  info.uleb(1);
+  size_t sub = info.size();
+  info.uleb(2).u32(sub).u8(0).u8(0);
+  info.close_length(0);
+  auto build = [&](const Buf &i, std::string &error) {
+    SourceIndex idx;
+    idx.sections.info = view(i, ".debug_info");
+    idx.sections.abbrev = view(abbrev, ".debug_abbrev");
+    return build_source_index_from_sections(idx, error);
+  };
+  std::string error;
+  EXPECT_FALSE(build(info, error));
+  EXPECT_EQ(error, ".debug_info+" + cfi::Reader::hex(sub) + ": reference-loop (more than 16 origins in a row)");
+  Buf open;  // a unit DIE whose children are never closed
+  open.u32(0).u16(5).u8(kUtCompile).u8(8).u32(0).uleb(1).uleb(3).uleb(3);
+  open.close_length(0);
+  EXPECT_FALSE(build(open, error));
+  EXPECT_EQ(error.rfind(".debug_info+0x00: unterminated", 0), 0u) << error;
 }
 
 }  // namespace

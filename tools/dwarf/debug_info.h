@@ -64,9 +64,8 @@ inline constexpr const char *kErrBadReference = "bad-reference";       // a DIE 
 inline constexpr const char *kErrReferenceLoop = "reference-loop";     // origin/specification chains too long
 inline constexpr const char *kErrMissingSection = "missing-section";   // a form needs a section the image lacks
 inline constexpr const char *kErrBadLineHeader = "bad-line-header";    // line_range 0, opcode_base 0, header past its end
-inline constexpr const char *kErrBadFileIndex = "bad-file-index";      // a line-table file or directory number
 inline constexpr const char *kErrBadRangeEntry = "bad-range-entry";    // unknown DW_RLE_* kind
-inline constexpr const char *kErrUnterminated = "unterminated";        // DIE children or list without its end
+inline constexpr const char *kErrUnterminated = "unterminated";        // DIE children or a range list without its end
 
 // One section's bytes (nullptr when the image has none) and its name for messages.
 struct Section {
