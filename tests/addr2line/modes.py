@@ -203,10 +203,18 @@ def run_log_check(name, sfu, elf, m, log, prime):
     want = {}
     for i in range(0, len(lookups), 2000):
         want.update(addr2line(elf, m, lookups[i:i + 2000], demangle=True))
+    # The symbol of the lookup address with the offset of the PC itself.
+    at_lookup = {}
+    for i in range(0, len(lookups), 2000):
+        at_lookup.update(symbols(sfu, elf, lookups[i:i + 2000]))
     syms = {}
-    pcs = sorted({pc for pc, _ in frames.values()})
-    for i in range(0, len(pcs), 2000):
-        syms.update(symbols(sfu, elf, pcs[i:i + 2000]))
+    for pc, q in frames.values():
+        sym = at_lookup[q]
+        if not sym.startswith('0x'):
+            fn, _, off = sym.partition('+')
+            off = (int(off, 16) if off else 0) + pc - q
+            sym = fn + ('+0x%x' % off if off else '')
+        syms[pc, q] = sym
     bad, j, annotated = [], 0, 0
     for line in src:
         if j >= len(got):
@@ -223,7 +231,7 @@ def run_log_check(name, sfu, elf, m, log, prime):
         body = line.rstrip('\r')
         if levels and (levels[0][1] == '??:0' or levels[0][1].endswith(':?')):
             levels = []  # no line for it: only the symbol, if any
-        text, extra = expected_annotation(levels, syms[pc])
+        text, extra = expected_annotation(levels, syms[pc, q])
         expect = body + text
         annotated += 1 if levels else 0
         if not same_annotation(expect + cr, got[j]):

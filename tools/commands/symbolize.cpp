@@ -93,10 +93,17 @@ struct LogImage {
 // source frame is inlined code; either part alone when the other is unknown) and one
 // "(inlined by) FUNC at FILE:LINE" line per caller it was inlined into.
 std::string annotate(const LogImage &img, uint64_t pc, bool return_address, bool demangle) {
-  std::string sym = symbolize(img.elf, pc);
+  // The function of the lookup address (a call that never returns can end its caller), the
+  // offset of the PC itself: as the device prints it, and Linux's %pB.
+  uint64_t lookup = return_address ? pc - 1 : pc;
+  std::string sym = symbolize(img.elf, lookup);
   std::string out;
-  if (sym.compare(0, 2, "0x") != 0) out = "  " + sym;
-  std::vector<SourceFrame> frames = img.source.frames_at(return_address ? pc - 1 : pc);
+  if (sym.compare(0, 2, "0x") != 0) {
+    size_t plus = sym.rfind("+0x");
+    uint64_t off = plus == std::string::npos ? 0 : std::strtoull(sym.c_str() + plus + 3, nullptr, 16);
+    out = "  " + sym.substr(0, plus) + (off + (pc - lookup) ? "+" + hex(off + (pc - lookup)) : "");
+  }
+  std::vector<SourceFrame> frames = img.source.frames_at(lookup);
   if (frames.empty()) return out;
   out += (out.empty() ? "  " : " ") + frames[0].file + ":" + std::to_string(frames[0].line);
   if (frames[0].inlined) out += " (" + name_of(frames[0], demangle) + " inlined)";
