@@ -86,6 +86,7 @@ struct Cie {
   bool signal_frame = false;      // 'S'
   bool pauth_key_b = false;       // 'B'
   State initial;                  // after the initial instructions: what restore goes back to
+  std::vector<RuleEvent> events;  // the initial instructions' effects (Section::keep_events)
 };
 
 // A record's header.
@@ -128,6 +129,7 @@ class Parser {
       Record rec;
       if (!read_header(off, rec, err_)) return false;
       off = rec.end;
+      if (rec.terminator && s_.stop_at_terminator && s_.eh_frame) break;
       if (rec.terminator) continue;
       const Cie *cie;
       if (is_cie(rec)) {
@@ -290,7 +292,7 @@ class Parser {
       if (!read_augmentation(aug, a, c)) return false;
       r.seek(data_end);
     }
-    return execute(c, r.pos(), rec.end, c.initial, nullptr);
+    return execute(c, r.pos(), rec.end, c.initial, nullptr, s_.keep_events ? &c.events : nullptr);
   }
 
   // The letters after 'z' and their data. An unknown letter ends the walk: its data cannot be
@@ -374,8 +376,22 @@ class Parser {
     f.signal_frame = c.signal_frame;
     f.pauth_key_b = c.pauth_key_b;
     State st = c.initial;
-    if (!execute(c, r.pos(), rec.end, st, &f)) return false;
+    if (s_.keep_events) {
+      f.events = c.events;
+      for (RuleEvent &e : f.events) e.address = start;
+    }
+    if (!execute(c, r.pos(), rec.end, st, &f, s_.keep_events ? &f.events : nullptr)) return false;
     out.push_back(std::move(f));
+    return true;
+  }
+
+  // Takes `cost` copies of rules (rows, events) from the section's budget.
+  bool charge(uint64_t cost, Reader &r, uint64_t at) {
+    if (cost > budget_)
+      return r.fail(ErrorCode::kTooManyRules, at,
+                    "the rows' copies of rules pass the budget of 2^20 + " + std::to_string(kBudgetPerByte) +
+                        " per section byte");
+    budget_ -= cost;
     return true;
   }
 
@@ -391,11 +407,7 @@ class Parser {
     }
     uint64_t cost = 1 + st.regs.size() + st.cfa.expr.size() / 8;
     for (const auto &[n, rule] : st.regs) cost += rule.expr.size() / 8;
-    if (cost > budget_)
-      return r.fail(ErrorCode::kTooManyRules, at,
-                    "the rows' copies of rules pass the budget of 2^20 + " +
-                        std::to_string(kBudgetPerByte) + " per section byte");
-    budget_ -= cost;
+    if (!charge(cost, r, at)) return false;
     Row row;
     row.start = from;
     row.end = to;
@@ -408,8 +420,9 @@ class Parser {
   }
 
   // Runs the instructions in [begin, end) on `st`: a CIE's initial instructions when `fde` is
-  // null (no location, nothing to restore to), else an FDE's, emitting its rows.
-  bool execute(const Cie &c, uint64_t begin, uint64_t end, State &st, Fde *fde) {
+  // null (no location, nothing to restore to), else an FDE's, emitting its rows; with `events`,
+  // also each instruction's effect on the rules.
+  bool execute(const Cie &c, uint64_t begin, uint64_t end, State &st, Fde *fde, std::vector<RuleEvent> *events) {
     Reader r = reader(begin, end, c.address_size);
     std::vector<Saved> stack;
     uint64_t loc = fde ? fde->start : 0;
@@ -485,6 +498,28 @@ class Parser {
         st.regs.erase(n);
     };
 
+    // Records what the instruction at `at` did, charged to the budget as rows are.
+    auto note = [&](RuleEvent::Kind kind, uint32_t n, uint64_t at) {
+      if (!events) return true;
+      RuleEvent e;
+      e.kind = kind;
+      e.address = loc;
+      e.reg = n;
+      uint64_t cost = 1;
+      if (kind == RuleEvent::kCfa) {
+        e.cfa = st.cfa;
+        cost += e.cfa.expr.size() / 8;
+      } else if (kind == RuleEvent::kRegister) {
+        auto it = st.regs.find(n);
+        e.has_rule = it != st.regs.end();
+        if (e.has_rule) e.rule = it->second;
+        cost += e.rule.expr.size() / 8;
+      }
+      if (!charge(cost, r, at)) return false;
+      events->push_back(std::move(e));
+      return true;
+    };
+
     while (!r.at_end()) {
       uint64_t at = r.pos();
       uint8_t op;
@@ -500,9 +535,11 @@ class Parser {
         case kCfaOffset:
           if (!offset(false, true, off, "DW_CFA_offset offset")) return false;
           st.regs[op & 0x3f] = RegRule{RegRule::kOffset, off, {}};
+          if (!note(RuleEvent::kRegister, op & 0x3f, at)) return false;
           continue;
         case kCfaRestore:
           restore(op & 0x3f);
+          if (!note(RuleEvent::kRegister, op & 0x3f, at)) return false;
           continue;
         default:
           break;
@@ -540,26 +577,31 @@ class Parser {
           }
           bool val = op == kCfaValOffset || op == kCfaValOffsetSf;
           st.regs[n] = RegRule{val ? RegRule::kValOffset : RegRule::kOffset, off, {}};
+          if (!note(RuleEvent::kRegister, n, at)) return false;
           break;
         }
         case kCfaRestoreExtended:
           if (!reg(n, "register")) return false;
           restore(n);
+          if (!note(RuleEvent::kRegister, n, at)) return false;
           break;
         case kCfaUndefined:
         case kCfaSameValue:
           if (!reg(n, "register")) return false;
           st.regs[n] = RegRule{op == kCfaUndefined ? RegRule::kUndefined : RegRule::kSameValue, 0, {}};
+          if (!note(RuleEvent::kRegister, n, at)) return false;
           break;
         case kCfaRegister:
           if (!reg(n, "register") || !reg(n2, "source register")) return false;
           st.regs[n] = RegRule{RegRule::kRegister, n2, {}};
+          if (!note(RuleEvent::kRegister, n, at)) return false;
           break;
         case kCfaRememberState:
           if (stack.size() >= kMaxStateDepth)
             return r.fail(ErrorCode::kRememberStateTooDeep, at,
                           "more than " + std::to_string(kMaxStateDepth) + " remembered states");
           stack.push_back(Saved{st.cfa, st.kept, st.regs, st.ra_signed});
+          if (!note(RuleEvent::kRemember, 0, at)) return false;
           break;
         case kCfaRestoreState:
           if (stack.empty())
@@ -569,12 +611,14 @@ class Parser {
           st.regs = std::move(stack.back().regs);
           st.ra_signed = stack.back().ra_signed;
           stack.pop_back();
+          if (!note(RuleEvent::kRestoreState, 0, at)) return false;
           break;
         case kCfaDefCfa:
         case kCfaDefCfaSf: {
           bool sf = op == kCfaDefCfaSf;
           if (!reg(n, "CFA register") || !offset(sf, sf, off, "CFA offset")) return false;
           st.cfa = CfaRule{CfaRule::kRegOffset, n, off, {}};
+          if (!note(RuleEvent::kCfa, 0, at)) return false;
           break;
         }
         case kCfaDefCfaRegister:
@@ -583,6 +627,7 @@ class Parser {
             st.cfa.reg = n;
           else
             st.cfa = CfaRule{CfaRule::kRegOffset, n, st.kept.offset, {}};  // KeptCfa
+          if (!note(RuleEvent::kCfa, 0, at)) return false;
           break;
         case kCfaDefCfaOffset:
         case kCfaDefCfaOffsetSf: {
@@ -592,6 +637,7 @@ class Parser {
             st.cfa.offset = off;
           else
             st.kept.offset = off;  // the expression stays in force (KeptCfa)
+          if (!note(RuleEvent::kCfa, 0, at)) return false;
           break;
         }
         case kCfaDefCfaExpression: {
@@ -600,6 +646,7 @@ class Parser {
           if (!block(cfa.expr, "CFA expression")) return false;
           if (st.cfa.kind == CfaRule::kRegOffset) st.kept = KeptCfa{st.cfa.reg, st.cfa.offset};
           st.cfa = std::move(cfa);
+          if (!note(RuleEvent::kCfa, 0, at)) return false;
           break;
         }
         case kCfaExpression:
@@ -607,6 +654,7 @@ class Parser {
           if (!reg(n, "register") || !block(rule.expr, "expression")) return false;
           rule.kind = op == kCfaExpression ? RegRule::kExpression : RegRule::kValExpression;
           st.regs[n] = std::move(rule);
+          if (!note(RuleEvent::kRegister, n, at)) return false;
           break;
         case kCfaGnuArgsSize:
           if (!r.uleb(u, "args size")) return false;

@@ -51,6 +51,23 @@ struct Row {
   }
 };
 
+// One instruction's effect on the rules, for tools that translate CFI instruction by instruction
+// rather than row by row (Breakpad's STACK CFI records follow the instructions). Kept only when
+// Section::keep_events asks.
+struct RuleEvent {
+  enum Kind : uint8_t {
+    kCfa,           // the CFA rule was set (def_cfa*, def_cfa_register, def_cfa_offset*, def_cfa_expression)
+    kRegister,      // register `reg` was given a rule, or restored (has_rule false: none is left)
+    kRemember,      // DW_CFA_remember_state
+    kRestoreState,  // DW_CFA_restore_state
+  } kind = kCfa;
+  uint64_t address = 0;   // where it takes effect (the FDE start for the CIE's instructions)
+  uint32_t reg = 0;
+  bool has_rule = true;
+  RegRule rule;           // kRegister: the register's rule after the instruction
+  CfaRule cfa;            // kCfa: the CFA rule after it
+};
+
 struct Fde {
   uint64_t offset = 0;       // of the FDE in its section
   uint64_t start = 0, end = 0;
@@ -58,6 +75,8 @@ struct Fde {
   bool signal_frame = false;  // augmentation 'S'
   bool pauth_key_b = false;   // augmentation 'B' (AArch64: RA signed with the B key)
   std::vector<Row> rows;      // in address order, covering [start, end) without gaps
+  std::vector<RuleEvent> events;  // with Section::keep_events: the CIE's initial instructions'
+                                  // effects, then the FDE's, in program order
 };
 
 // Every refusal read_cfi can give, as X(identifier, "name"). The offset in Error points at the
@@ -118,6 +137,9 @@ struct Section {
   bool big_endian = false;
   uint16_t machine = 0;      // e_machine: decides what vendor opcodes mean (0x2d on AArch64)
   uint8_t address_size = 8;
+  bool keep_events = false;         // fill Fde::events
+  bool stop_at_terminator = false;  // .eh_frame: read nothing after the first zero length word, as
+                                    // libgcc and Breakpad do (by default it is skipped like padding)
 };
 
 // Reads every FDE of the section into `out` (cleared first; in section order). On malformed

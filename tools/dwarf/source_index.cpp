@@ -381,21 +381,6 @@ class Builder {
   std::unordered_map<uint64_t, std::vector<NameStep>> origins_;
 };
 
-// The debug sections of the image; a compressed one is refused (not supported here).
-bool find_sections(const ElfImage &image, Sections &s, std::string &error) {
-  s.big_endian = image.big_endian;
-  for (Section *sec : {&s.info, &s.abbrev, &s.str, &s.line_str, &s.str_offsets, &s.addr, &s.line, &s.ranges,
-                       &s.rnglists}) {
-    const ElfSectionHeader *h = image.section(sec->name);
-    if (!h || h->type == kShtNobits) continue;
-    if (h->flags & kShfCompressed) return (error = std::string(sec->name) + ": compressed sections are not supported", false);
-    if (h->offset > image.file.size() || h->size > image.file.size() - h->offset)
-      return (error = "truncated ELF file (section " + h->name + ")", false);
-    sec->data = image.file.data() + h->offset;
-    sec->size = h->size;
-  }
-  return true;
-}
 
 // binutils' code-symbol choice: per section, each symbol that may be a function, keyed by its
 // offset in the section; at one offset the largest, then the first, wins.
@@ -447,6 +432,22 @@ void index_symbols(SourceIndex &idx) {
 }
 
 }  // namespace
+
+// The debug sections of the image; a compressed one is refused (not supported here).
+bool find_debug_sections(const ElfImage &image, Sections &s, std::string &error) {
+  s.big_endian = image.big_endian;
+  for (Section *sec : {&s.info, &s.abbrev, &s.str, &s.line_str, &s.str_offsets, &s.addr, &s.line, &s.ranges,
+                       &s.rnglists}) {
+    const ElfSectionHeader *h = image.section(sec->name);
+    if (!h || h->type == kShtNobits) continue;
+    if (h->flags & kShfCompressed) return (error = std::string(sec->name) + ": compressed sections are not supported", false);
+    if (h->offset > image.file.size() || h->size > image.file.size() - h->offset)
+      return (error = "truncated ELF file (section " + h->name + ")", false);
+    sec->data = image.file.data() + h->offset;
+    sec->size = h->size;
+  }
+  return true;
+}
 
 void IntervalIndex::build() {
   std::sort(entries_.begin(), entries_.end(), [](const Entry &a, const Entry &b) {
@@ -503,7 +504,7 @@ bool build_source_index(ElfImage image, SourceIndex &out, std::string &error) {
   out.image = std::move(image);
   if (!read_symbol_table(out.image, out.symbols, error)) return false;
   index_symbols(out);
-  if (!find_sections(out.image, out.sections, error)) return false;
+  if (!find_debug_sections(out.image, out.sections, error)) return false;
   return build_source_index_from_sections(out, error);
 }
 

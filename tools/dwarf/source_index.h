@@ -111,6 +111,10 @@ struct SourceIndex {
   std::vector<std::vector<SymbolStart>> symbol_starts;
 };
 
+// The debug sections of `image` (views into its bytes), in its byte order. A compressed one is
+// refused ("SECTION: compressed sections are not supported"), as is one outside the file.
+bool find_debug_sections(const ElfImage &image, Sections &s, std::string &error);
+
 // Reads the image's DWARF and symbols into `out`. False with one message ("SECTION+0xOFF:
 // NAME (DETAIL)") when a debug section is malformed; an image without .debug_info is fine.
 bool build_source_index(ElfImage image, SourceIndex &out, std::string &error);
