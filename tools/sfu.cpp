@@ -15,7 +15,7 @@ const Command kHelpCommand = {"help", "[COMMAND]", "show this text, or one comma
 
 const Command *const kCommands[] = {
     &kHelpCommand, &kDumpCommand, &kGenCommand, &kVerifyCommand, &kDiffCommand, &kSymbolizeCommand, &kCrashCommand,
-    &kSymbolsCommand,
+    &kSymbolsCommand, &kBreakpadCommand, &kMinidumpCommand, &kStackwalkCommand,
 };
 
 const Command *find_command(const std::string &name) {

@@ -52,34 +52,56 @@ class RangeMap {
 };
 
 // Ranges that nest, equal ones allowed (a later one nests inside): Breakpad's ContainedRangeMap
-// as it holds a function's INLINE ranges.
+// as it holds a function's INLINE ranges. Iterative, so that deep nesting costs no stack.
 class NestedRanges {
  public:
   bool store(uint64_t base, uint64_t size, size_t entry) {
     if (size == 0 || base + (size - 1) < base) return false;
     uint64_t high = base + (size - 1);
-    auto lo = children_.lower_bound(base), hi = children_.lower_bound(high);
-    if (lo == hi && lo != children_.end() && base >= lo->second->base_)
-      return lo->second->store(base, size, entry);  // inside one child (or equal to it)
-    bool holds_high = hi != children_.end() && high >= hi->second->base_;
-    if ((lo != children_.end() && base > lo->second->base_) || (holds_high && high < hi->first))
-      return false;  // overlaps a child without holding it whole
-    if (holds_high) ++hi;
-    auto node = std::make_unique<NestedRanges>();
-    node->base_ = base;
-    node->entry_ = entry;
-    for (auto it = lo; it != hi; ++it) node->children_.emplace(it->first, std::move(it->second));
-    children_.erase(lo, hi);
-    children_.emplace(high, std::move(node));
-    return true;
+    NestedRanges *node = this;
+    for (;;) {
+      auto &children = node->children_;
+      auto lo = children.lower_bound(base), hi = children.lower_bound(high);
+      if (lo == hi && lo != children.end() && base >= lo->second->base_) {
+        node = lo->second.get();  // inside one child (or equal to it): store there
+        continue;
+      }
+      bool holds_high = hi != children.end() && high >= hi->second->base_;
+      if ((lo != children.end() && base > lo->second->base_) || (holds_high && high < hi->first))
+        return false;  // overlaps a child without holding it whole
+      if (holds_high) ++hi;
+      auto child = std::make_unique<NestedRanges>();
+      child->base_ = base;
+      child->entry_ = entry;
+      for (auto it = lo; it != hi; ++it) child->children_.emplace(it->first, std::move(it->second));
+      children.erase(lo, hi);
+      children.emplace(high, std::move(child));
+      return true;
+    }
   }
   // Entries of the ranges holding `address`, innermost first.
   void find(uint64_t address, std::vector<size_t> &out) const {
-    auto it = children_.lower_bound(address);
-    if (it == children_.end() || address < it->second->base_) return;
-    it->second->find(address, out);
-    out.push_back(it->second->entry_);
+    std::vector<size_t> outer_first;
+    for (const NestedRanges *node = this;;) {
+      auto it = node->children_.lower_bound(address);
+      if (it == node->children_.end() || address < it->second->base_) break;
+      node = it->second.get();
+      outer_first.push_back(node->entry_);
+    }
+    out.assign(outer_first.rbegin(), outer_first.rend());
   }
+  ~NestedRanges() {  // without recursing through deep nesting: each node is freed childless
+    std::vector<std::unique_ptr<NestedRanges>> pending;
+    for (auto &c : children_) pending.push_back(std::move(c.second));
+    while (!pending.empty()) {
+      std::unique_ptr<NestedRanges> n = std::move(pending.back());
+      pending.pop_back();
+      for (auto &c : n->children_) pending.push_back(std::move(c.second));
+      n->children_.clear();
+    }
+  }
+  NestedRanges() = default;
+  NestedRanges(NestedRanges &&) = default;
 
  private:
   uint64_t base_ = 0;

@@ -12,5 +12,8 @@ extern const Command kDiffCommand;       // diff.cpp
 extern const Command kSymbolizeCommand;  // symbolize.cpp
 extern const Command kCrashCommand;      // crash.cpp
 extern const Command kSymbolsCommand;    // symbols.cpp
+extern const Command kBreakpadCommand;   // breakpad.cpp
+extern const Command kMinidumpCommand;   // minidump.cpp
+extern const Command kStackwalkCommand;  // stackwalk.cpp
 
 }  // namespace sfu::tools::cli
