@@ -63,6 +63,8 @@ run_suite v1-built bash tests/dump/v1_built_here.sh "$BUILD/tools/sfu" "$BUILD/c
 run_suite runner python3 tests/qemu/runner_test.py "$BUILD/tools/sfu" "$BUILD/gen-corpus"
 run_suite qemu make --no-print-directory -s BUILD="$BUILD" qemu-test
 run_suite addr2line bash tests/addr2line/check.sh "$BUILD/tools/sfu" "$BUILD/check/addr2line" "$BUILD/qemu"
+run_suite breakpad bash tests/breakpad/check.sh "$BUILD/tools/sfu" "$BUILD/tests/sym_cfi_equal" "$BUILD/check/breakpad" \
+  "$BUILD/qemu" "$BUILD/oracles/breakpad"
 run_suite fuzz bash tests/fuzz/run.sh "$BUILD/fuzz/fuzz_sframe" "$FUZZ_CHECK_SECONDS" "$SFU_CORPUS"
 
 echo "$total_pass passed, $total_fail failed"

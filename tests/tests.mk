@@ -15,7 +15,10 @@
 #   runner        tests/qemu/runner_test.py: the QEMU runner's checks on made-up serial output
 #   qemu          tests/qemu: the test kernels of every architecture under QEMU (make qemu-test)
 #   addr2line     tests/addr2line/check.sh: sfu symbolize against binutils' addr2line (kernels, googletest)
-#   fuzz          the libFuzzer target (SFrame sections, crash records and logs, symbol tables, DWARF) for FUZZ_CHECK_SECONDS
+#   breakpad      tests/breakpad/check.sh: sfu breakpad against Breakpad's dump_syms, minidumps and
+#                 sfu stackwalk against its stackwalkers (the oracle built once into build/oracles/breakpad)
+#   fuzz          the libFuzzer target (SFrame sections, crash records and logs, symbol tables, DWARF, Breakpad
+#                 .sym files and microdumps) for FUZZ_CHECK_SECONDS
 #                 under ASan + UBSan
 #
 # Shared test code lives in tests/support/ and is linked into every host test binary.
@@ -54,7 +57,10 @@ FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_SAN := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_DWARF_SRCS := $(addprefix tools/dwarf/,debug_info.cpp line_table.cpp ranges.cpp source.cpp source_index.cpp \
 	addr2line.cpp) tools/elf/elf_file.cpp tools/elf/symbol_table.cpp
-FUZZ_SRCS := $(CORE_SRCS) $(sort $(wildcard tests/fuzz/*.cpp)) tools/crash/records.cpp $(FUZZ_DWARF_SRCS)
+FUZZ_BREAKPAD_SRCS := $(addprefix tools/breakpad/,postfix.cpp cfi_rules.cpp sym_file.cpp stackwalk.cpp microdump.cpp \
+	minidump.cpp dump.cpp module_id.cpp)
+FUZZ_SRCS := $(CORE_SRCS) $(sort $(wildcard tests/fuzz/*.cpp)) tools/crash/records.cpp $(FUZZ_DWARF_SRCS) \
+	$(FUZZ_BREAKPAD_SRCS)
 FUZZ_HDRS := $(sort $(wildcard tests/support/*.h tests/fuzz/*.h)) tools/crash/records.h $(TOOLS_HDRS)
 $(FUZZ_DIR)/fuzz_sframe: $(FUZZ_SRCS) $(FUZZ_HDRS) $(CORE_HDRS) $(CONFIG_H) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -116,6 +122,13 @@ $(BUILD)/tests/crash_program: tests/crash/crash_program.c tests/crash/insert.ld 
 	$(TOOLS_DIR)/sfu gen $@.tmp -o $@.tmp --symbols-only
 	mv $@.tmp $@
 
+# The breakpad suite's STACK CFI comparer: a symbol file's rules applied by the .sym reader's
+# evaluator against another file's, or against the image's SFrame or DWARF CFI rows.
+TOOLS_LIB_OBJS := $(patsubst tools/%.cpp,$(TOOLS_DIR)/obj/%.o,$(TOOLS_LIB_SRCS))
+$(BUILD)/tests/sym_cfi_equal: tests/breakpad/sym_cfi_equal.cpp $(TOOLS_LIB_OBJS) $(HOST_DIR)/libsfu.a
+	@mkdir -p $(@D)
+	$(HOST_CXX) $(TOOLS_CXXFLAGS) -o $@ $< $(TOOLS_LIB_OBJS) $(HOST_DIR)/libsfu.a
+
 .PHONY: unit-tests fuzz-build
 unit-tests: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests
 fuzz-build: $(FUZZ_DIR)/fuzz_sframe
@@ -127,7 +140,7 @@ check: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests $(BUILD)/tests/lin
 		$(BUILD)/tests/reserve_image_gcc $(BUILD)/tests/reserve_image_clang $(BUILD)/tests/symbols_image_gas \
 		$(BUILD)/tests/crash_program \
 		gen-corpus qemu-kernels \
-		$(BUILD)/tests/x86_walk_tests $(FUZZ_DIR)/fuzz_sframe tools
+		$(BUILD)/tests/x86_walk_tests $(FUZZ_DIR)/fuzz_sframe tools $(BUILD)/tests/sym_cfi_equal
 	@$(MAKE) --no-print-directory ARCH=x86_64 lib
 	@$(MAKE) --no-print-directory ARCH=arm64 lib
 	@$(MAKE) --no-print-directory ARCH=s390x lib
