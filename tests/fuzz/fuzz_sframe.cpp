@@ -8,7 +8,8 @@
 //   [0]      mode: bit 0 check a text range; bits 1-3 the ABI asked for (5-7: none exists);
 //            bit 7: not a section but a crash record or log, for fuzz_crash.cpp;
 //            bit 6 (bit 7 clear): a symbol table and a build-id note, for fuzz_symbols.cpp;
-//            bit 5 (bits 6-7 clear): an image's DWARF debug sections, for fuzz_dwarf.cpp
+//            bit 5 (bits 6-7 clear): an image's DWARF debug sections, for fuzz_dwarf.cpp;
+//            bit 4 (bits 5-7 clear): a Breakpad .sym file or microdump, for fuzz_breakpad.cpp
 //   [1, 9)   section address, little-endian
 //   [9, 13)  text start, as a distance below the section address
 //   [13, 17) text length
@@ -124,6 +125,7 @@ struct Run {
 void fuzz_crash(const uint8_t *data, size_t size);    // fuzz_crash.cpp
 void fuzz_symbols(const uint8_t *data, size_t size);  // fuzz_symbols.cpp
 void fuzz_dwarf(const uint8_t *data, size_t size);    // fuzz_dwarf.cpp
+void fuzz_breakpad(const uint8_t *data, size_t size);  // fuzz_breakpad.cpp
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // Mode bit 7: a crash record or a serial log (fuzz_crash.cpp), not a section.
@@ -137,6 +139,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   if (size && (data[0] & 0x20)) {
     fuzz_dwarf(data, size);
+    return 0;
+  }
+  if (size && (data[0] & 0x10)) {
+    fuzz_breakpad(data, size);
     return 0;
   }
   uint8_t params[kParamBytes] = {};

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Runs the fuzzer for a fixed time, seeded from the conformance corpus (SFrame sections) and
-# tests/fuzz/crash-seeds (a crash record and its printed log).
+# tests/fuzz/*-seeds (crash records and logs, symbol tables, DWARF, Breakpad .sym files and
+# microdumps).
 #   tests/fuzz/run.sh BINARY SECONDS CORPUS_DIR
 # Seeds go to seeds/ next to the binary (rebuilt every run); inputs libFuzzer finds go to
 # corpus/ (kept between runs); a crashing input is saved next to the binary as crash-*.
@@ -75,6 +76,8 @@ seed_dir=$(dirname "$0")/crash-seeds
 cp "$(dirname "$0")"/symbols-seeds/*.seed "$seeds/"
 # DWARF debug sections (fuzz_dwarf.cpp): tests/unit/data's small images (DWARF 5 and 4, s390x).
 cp "$(dirname "$0")"/dwarf-seeds/*.seed "$seeds/"
+# Breakpad .sym files and microdumps (fuzz_breakpad.cpp), their mode byte first.
+cp "$(dirname "$0")"/breakpad-seeds/*.seed "$seeds/"
 if [ "$count" -eq 0 ]; then
   echo "run.sh: no non-empty section.bin under $corpus" >&2
   result fail
