@@ -21,13 +21,15 @@
  *   "  " kind       the stack sp is on, padded to 5: task, irq, exc, other
  *   "  [" source "]" how the frame was found, padded to 11 with the brackets:
  *                   regs (the start registers), table (an SFrame row), fp (frame-record step),
- *                   backchain (s390x back-chain step), trap (registers saved by entry code)
+ *                   backchain (s390x back-chain step), trap (registers saved by entry code),
+ *                   signal (the context a V3 signal-trampoline row restores)
  *   "  " module     the name of the registered table whose text holds pc; "-" when none holds
  *                   it, "(unnamed)" when it was registered without a name
  *   "  " symbol     only when the module has symbols (symbols_error SFU_OK) and one of its
  *                   functions covers the lookup address, and CONFIG_SFU_SYMBOLS is on:
  *                   name "+" offset "/" size, both "0x" + lowercase hex without padding. The
- *                   lookup address is pc for [regs] and [trap] frames, pc - 1 for the others
+ *                   lookup address is pc for [regs], [trap] and [signal] frames, pc - 1 for
+ *                   the others
  *                   (a return address: the call before it, which may be its caller's last
  *                   instruction when the callee never returns); the offset is always pc's, so
  *                   it may equal the size ("f+0x10/0x10"), as Linux's %pB prints

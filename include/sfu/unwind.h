@@ -180,6 +180,8 @@ enum sfu_frame_source {
   SFU_SOURCE_FRAME_POINTER, /* a frame-record step where no row covers the PC: unreliable */
   SFU_SOURCE_BACK_CHAIN,    /* an s390x back-chain step where no row covers the PC: unreliable */
   SFU_SOURCE_TRAP_FRAME,    /* the interrupted context, from registers saved by entry code */
+  SFU_SOURCE_SIGNAL_FRAME,  /* the context a V3 signal-trampoline row restores: interrupted, */
+                            /* not calling, so its pc is where it stopped */
 };
 
 struct sfu_frame {
@@ -193,6 +195,15 @@ struct sfu_frame {
   uint8_t stack_kind;              /* kind of the stack sp is on */
   uint8_t index;                   /* 0 for the first frame (saturates at 255) */
 };
+
+/* Where a frame's function and line are looked up: a return address ([table], [fp],
+ * [backchain]) at pc - 1, inside its call (a call to a function that never returns can be its
+ * caller's last instruction); a pc where the CPU stopped ([regs], [trap], [signal]) as it is. */
+static inline uint64_t sfu_frame_lookup_pc(const struct sfu_frame *frame) {
+  int stopped = frame->source == SFU_SOURCE_REGISTERS || frame->source == SFU_SOURCE_TRAP_FRAME ||
+                frame->source == SFU_SOURCE_SIGNAL_FRAME;
+  return stopped ? frame->pc : frame->pc - 1;
+}
 
 struct sfu_walk_config {
   const struct sfu_stack *stacks; /* the stacks, innermost first: a walk may move only to a */

@@ -23,8 +23,9 @@ const char *source_label(uint8_t source) {
       "[fp]       ",  // SFU_SOURCE_FRAME_POINTER
       "[backchain]",  // SFU_SOURCE_BACK_CHAIN
       "[trap]     ",  // SFU_SOURCE_TRAP_FRAME
+      "[signal]   ",  // SFU_SOURCE_SIGNAL_FRAME
   };
-  static_assert(sizeof(labels) / sizeof(labels[0]) == SFU_SOURCE_TRAP_FRAME + 1, "a label per source");
+  static_assert(sizeof(labels) / sizeof(labels[0]) == SFU_SOURCE_SIGNAL_FRAME + 1, "a label per source");
   return source < sizeof(labels) / sizeof(labels[0]) ? labels[source] : "[unknown]  ";
 }
 
@@ -68,11 +69,8 @@ void frame_line(const sfu_sink *sink, const sfu_frame *f, uint64_t index) {
   else
     sfu_print_str(sink, f->module->name);
   if constexpr (sfu::config::kSymbols) {
-    // A return address may be just past its call, at the end of the caller (a call to a
-    // function that never returns): it is looked up one byte back, in the call.
-    bool exact = f->source == SFU_SOURCE_REGISTERS || f->source == SFU_SOURCE_TRAP_FRAME;
     sfu_symbol sym;
-    if (find_symbol(f->module, exact ? f->pc : f->pc - 1, sym)) {
+    if (find_symbol(f->module, sfu_frame_lookup_pc(f), sym)) {
       sfu_print_str(sink, "  ");
       print_symbol(sink, f->module, sym, f->pc);
     }

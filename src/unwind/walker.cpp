@@ -136,8 +136,8 @@ sfu_stop from_row(const Walk &w, const sfu_row &row, Caller &out, int &stack) {
   if (sfu_stop s = eval_ra<Arch>(w, row.ra, out.cfa, out.ra)) return s;
   out.ra = Arch::strip_ra(out.ra, row.flags & SFU_ROW_RA_SIGNED, w.c.config);
   if (sfu_stop s = eval_fp<Arch>(w, row.fp, out.cfa, out)) return s;
-  out.source = SFU_SOURCE_TABLE;
   out.exact_pc = row.flags & SFU_ROW_SIGNAL_FRAME;
+  out.source = out.exact_pc ? SFU_SOURCE_SIGNAL_FRAME : SFU_SOURCE_TABLE;
   return SFU_STOP_NONE;
 }
 
@@ -255,7 +255,7 @@ sfu_stop step(sfu_cursor &c) {
   c.topmost = 0;
   c.exact_pc = caller.exact_pc;
   enter_module(c, caller.exact_pc ? caller.ra : caller.ra - 1);
-  if (caller.source != SFU_SOURCE_TABLE) c.reliable = 0;
+  if (caller.source != SFU_SOURCE_TABLE && caller.source != SFU_SOURCE_SIGNAL_FRAME) c.reliable = 0;
   c.last_source = caller.source;
   return SFU_STOP_NONE;
 }

@@ -307,7 +307,7 @@ TEST(PrintSymbols, NameOffsetAndSizeInEveryFrame) {
             "stop: end-of-stack (reliable)\n");
 }
 
-TEST(PrintSymbols, ExactPcForRegistersAndTrapFramesPcMinusOneForReturnAddresses) {
+TEST(PrintSymbols, ExactPcWhereTheCpuStoppedPcMinusOneForReturnAddresses) {
   X86Chain x("vmlinux", chain_symbols());
   sfu_frame f{};
   f.pc = kText + 0x120;  // after_b's first byte, B's end
@@ -320,6 +320,7 @@ TEST(PrintSymbols, ExactPcForRegistersAndTrapFramesPcMinusOneForReturnAddresses)
   };
   EXPECT_EQ(column(SFU_SOURCE_REGISTERS), "  after_b+0x0/0x20\n");
   EXPECT_EQ(column(SFU_SOURCE_TRAP_FRAME), "  after_b+0x0/0x20\n");
+  EXPECT_EQ(column(SFU_SOURCE_SIGNAL_FRAME), "  after_b+0x0/0x20\n");
   EXPECT_EQ(column(SFU_SOURCE_TABLE), "  B_fn+0x20/0x20\n");
   EXPECT_EQ(column(SFU_SOURCE_FRAME_POINTER), "  B_fn+0x20/0x20\n");
   EXPECT_EQ(column(SFU_SOURCE_BACK_CHAIN), "  B_fn+0x20/0x20\n");

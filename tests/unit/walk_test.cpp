@@ -343,6 +343,14 @@ TEST(Walk, SignalFrameCallerIsLookedUpAtItsExactPc) {
   Walked w = walk(regs_with(T + 4, {{SFU_X86_64_RSP, 0x7f00}}), mem.config(SFU_ABI_AMD64_LE));
   EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{T + 4, F, G + 0x14}));
   EXPECT_EQ(w.stop, SFU_STOP_END);
+  // F was found through the trampoline's row: a table step, so still reliable, but labelled
+  // so that printers and the host look it up at its PC too; G returns normally again.
+  EXPECT_EQ(w.frames[1].source, SFU_SOURCE_SIGNAL_FRAME);
+  EXPECT_EQ(w.frames[1].reliable, 1);
+  EXPECT_EQ(sfu_frame_lookup_pc(&w.frames[1]), F);
+  EXPECT_EQ(w.frames[2].source, SFU_SOURCE_TABLE);
+  EXPECT_EQ(w.frames[2].reliable, 1);
+  EXPECT_EQ(sfu_frame_lookup_pc(&w.frames[2]), G + 0x13);
 }
 
 TEST(Walk, BacktraceFillsAnArray) {

@@ -20,7 +20,7 @@ std::string hex(uint64_t v) {
 }
 
 const char *source_name(uint8_t source) {
-  static const char *const names[] = {"regs", "table", "fp", "backchain", "trap"};
+  static const char *const names[] = {"regs", "table", "fp", "backchain", "trap", "signal"};
   return source < sizeof names / sizeof names[0] ? names[source] : "unknown";
 }
 
