@@ -22,6 +22,8 @@
  * fault inside the capture, another CPU panicking at the same moment) gets
  * SFU_E_CRASH_CAPTURE_BUSY and writes nothing; one after it completed gets SFU_E_CRASH_RECORD_KEPT
  * and writes nothing: the first record, usually the cause, is kept until the next boot takes it.
+ * A loser that resets the machine next should sfu_crash_wait first, or the winner's record is
+ * cut short.
  * A reset in the middle of a capture leaves the state "writing": the next take refuses it as
  * SFU_E_CRASH_RECORD_TORN, never as a trace.
  *
@@ -56,11 +58,23 @@ enum sfu_crash_reason {
   SFU_CRASH_ASSERT = 4,    /* a failed assertion */
 };
 
+/* A reason's name as records print it: "panic", "exception", "watchdog", "assert"; "other" for
+ * 0 and the kernel's own codes. */
+static inline const char *sfu_crash_reason_name(uint32_t reason) {
+  switch (reason) {
+    case SFU_CRASH_PANIC: return "panic";
+    case SFU_CRASH_EXCEPTION: return "exception";
+    case SFU_CRASH_WATCHDOG: return "watchdog";
+    case SFU_CRASH_ASSERT: return "assert";
+    default: return "other";
+  }
+}
+
 /* At most this many bytes of the message are kept (NUL included). */
 #define SFU_CRASH_MESSAGE_MAX 64
-/* A module's build-id is kept if it has at most this many bytes (else it is recorded as none),
- * and its name up to this many bytes (NUL included). */
-#define SFU_CRASH_BUILD_ID_MAX 64
+/* Room for a module's build-id: every one registration accepts (sfu/symbols.h); and for its
+ * name, up to this many bytes (NUL included). */
+#define SFU_CRASH_BUILD_ID_MAX SFU_BUILD_ID_MAX
 #define SFU_CRASH_NAME_MAX 32
 /* The fixed part of a record (header and registers): an area smaller than this holds nothing. */
 #define SFU_CRASH_FIXED_SIZE 400
@@ -88,6 +102,15 @@ struct sfu_crash_info {
 enum sfu_error sfu_crash_capture(void *area, size_t size, const struct sfu_crash_info *info,
                                  const struct sfu_regs *regs, const struct sfu_walk_config *config);
 
+/* For a capture that lost (SFU_E_CRASH_CAPTURE_BUSY) and would reset the machine next: a reset
+ * now would cut the winner's record short. Waits, at most max_spins reads of the state word,
+ * for the capture in progress to finish. SFU_OK once the record is complete;
+ * SFU_E_CRASH_CAPTURE_BUSY if it is still being written after max_spins (its CPU may itself have
+ * faulted: a reset then leaves a torn record, which the next boot refuses by name);
+ * SFU_E_CRASH_NO_RECORD if the area holds no capture, complete or running; SFU_E_NULL_ARGUMENT,
+ * SFU_E_CRASH_AREA_MISALIGNED. Reads only the state word. */
+enum sfu_error sfu_crash_wait(const void *area, uint32_t max_spins);
+
 /* A checked record: where its parts are. Fixed size, caller-owned; points into the record. */
 struct sfu_crash_view {
   const uint8_t *rec;
@@ -112,8 +135,12 @@ enum sfu_error sfu_crash_open(struct sfu_crash_view *view, const void *bytes, si
 /* At boot: sfu_crash_open on the area, then marks the record taken and the area free, so the
  * record is handed over once (a second take gives SFU_E_CRASH_RECORD_TAKEN) and the next capture
  * may write. Whatever it refuses (torn, random memory, stale), it also frees the area. The view
- * stays readable until the next capture overwrites the area. Also SFU_E_CRASH_AREA_MISALIGNED
- * (nothing read or written). */
+ * stays readable until the next capture overwrites the area. The state changes only from the one
+ * the checks read (one compare-and-swap): if a capture claims the area meanwhile (another CPU
+ * panicking), the take writes nothing and answers SFU_E_CRASH_CAPTURE_BUSY, and of two takes at
+ * once the second answers SFU_E_CRASH_RECORD_TAKEN. A take cannot tell a capture still running
+ * from one a reset cut short: call it before anything can capture. Also
+ * SFU_E_CRASH_AREA_MISALIGNED (nothing read or written). */
 enum sfu_error sfu_crash_take(struct sfu_crash_view *view, void *area, size_t size);
 
 /* The record's parts, read in its own byte order (a host reads any architecture's). */

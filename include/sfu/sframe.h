@@ -115,6 +115,17 @@ enum sfu_abi {
   SFU_ABI_S390X_BE = 4,
 };
 
+/* The architecture an ABI value names, as sfunwind prints it ("unknown" for any other value). */
+static inline const char *sfu_abi_name(uint8_t abi) {
+  switch (abi) {
+    case SFU_ABI_AMD64_LE: return "x86_64";
+    case SFU_ABI_AARCH64_LE: return "arm64";
+    case SFU_ABI_AARCH64_BE: return "arm64-be";
+    case SFU_ABI_S390X_BE: return "s390x";
+    default: return "unknown";
+  }
+}
+
 /* Header flags. */
 #define SFU_F_FDE_SORTED 0x1u
 #define SFU_F_FRAME_POINTER 0x2u /* V1 and V2 only */

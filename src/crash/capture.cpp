@@ -30,10 +30,6 @@ struct Writer {
   }
 };
 
-uint32_t *state_word(void *area) {
-  return reinterpret_cast<uint32_t *>(static_cast<uint8_t *>(area) + hdr::kState);
-}
-
 // The claim. Free, taken, or anything else (memory never written) may be claimed; a capture
 // in progress or a complete record may not. A failed compare-and-swap means another CPU moved
 // the word first: look again (a few times at most; only captures and takes move it).
@@ -88,9 +84,8 @@ uint32_t write_modules(Writer &w, uint8_t &flags) {
     w.zero(at, module::kSize);
     w.put(at + module::kTextStart, m->table.text_start, 8);
     w.put(at + module::kTextEnd, m->table.text_end, 8);
-    // A build-id longer than the record keeps is recorded as none: a prefix could match the
-    // wrong image.
-    if (m->build_id_error == SFU_OK && m->build_id && m->build_id_size <= SFU_CRASH_BUILD_ID_MAX) {
+    // Registration refuses a build-id longer than SFU_BUILD_ID_MAX, which the record has room for.
+    if (m->build_id_error == SFU_OK && m->build_id) {
       w.put(at + module::kBuildIdSize, m->build_id_size, 1);
       for (uint32_t i = 0; i < m->build_id_size; i++) w.p[at + module::kBuildId + i] = m->build_id[i];
     }
@@ -158,11 +153,9 @@ struct Walked {
 };
 
 // Walks and writes each frame as it comes, while there is room; counts the rest.
-Walked write_frames(Writer &w, uint32_t num_modules, const sfu_regs &regs, const sfu_walk_config &walk,
-                    Visits &visits) {
+Walked write_frames(Writer &w, uint32_t num_modules, sfu_cursor &cursor, Visits &visits) {
   Walked out;
-  sfu_cursor cursor;
-  sfu_walk_start(&cursor, &regs, &walk);
+  const sfu_walk_config &walk = cursor.config;
   sfu_frame f;
   // Bounded by the walk's frame cap.
   while (sfu_walk_next(&cursor, &f)) {
@@ -228,16 +221,10 @@ extern "C" enum sfu_error sfu_crash_capture(void *area, size_t size, const struc
   if (!area || !regs || !config) return SFU_E_NULL_ARGUMENT;
   if (uintptr_t(area) % 8 != 0) return SFU_E_CRASH_AREA_MISALIGNED;
   if (size < kFixedSize) return SFU_E_CRASH_AREA_TOO_SMALL;
-  // The walk's configuration, resolved as sfu_walk_start resolves it (field by field: a struct
-  // copy could become a call to memcpy), so the windows are read with the walk's own view.
-  sfu_walk_config walk;
-  walk.stacks = config->stacks;
-  walk.num_stacks = config->stacks ? config->num_stacks : 0;
-  walk.max_frames = config->max_frames ? config->max_frames : CONFIG_SFU_MAX_FRAMES;
-  walk.traps = config->traps;
-  walk.num_traps = config->traps ? config->num_traps : 0;
-  walk.abi = config->abi ? config->abi : uint8_t(SFU_BUILD_ABI);
-  walk.arm64_va_bits = config->arm64_va_bits ? config->arm64_va_bits : uint8_t(CONFIG_SFU_ARM64_VA_BITS);
+  // The windows are read with the walk's own view of the configuration (its defaults applied).
+  sfu_cursor cursor;
+  sfu_walk_start(&cursor, regs, config);
+  const sfu_walk_config &walk = cursor.config;
   if (!abi_readable(walk.abi)) return SFU_E_CRASH_WRONG_ARCH;
 
   uint32_t *state = state_word(area);
@@ -250,12 +237,14 @@ extern "C" enum sfu_error sfu_crash_capture(void *area, size_t size, const struc
   uint8_t flags = 0;
   uint32_t num_modules = write_modules(w, flags);
   Visits visits;
-  Walked walked = write_frames(w, num_modules, *regs, walk, visits);
+  Walked walked = write_frames(w, num_modules, cursor, visits);
   if (walked.recorded < walked.frames) flags |= kFramesTruncated;
   uint32_t budget = sfu::config::kCrashStackBytes, num_windows = 0;
-  if (visits.dropped) flags |= kStackTruncated;
-  for (uint32_t i = 0; i < visits.n; i++)
-    if (!write_window(w, walk, visits.v[i], budget, num_windows)) flags |= kStackTruncated;
+  if (budget > 0) {  // 0: no stack bytes wanted, so none are missing
+    if (visits.dropped) flags |= kStackTruncated;
+    for (uint32_t i = 0; i < visits.n; i++)
+      if (!write_window(w, walk, visits.v[i], budget, num_windows)) flags |= kStackTruncated;
+  }
 
   w.put(hdr::kLength, w.end, 4);
   w.put(hdr::kFlags, flags, 1);
@@ -266,7 +255,8 @@ extern "C" enum sfu_error sfu_crash_capture(void *area, size_t size, const struc
   w.put(hdr::kNumWindows, num_windows, 2);
   w.put(hdr::kWalkFrames, walked.frames, 4);
   w.put(hdr::kMaxFrames, walk.max_frames, 4);
-  w.put(hdr::kVaBits, sfu::sframe::abi_aarch64(walk.abi) ? walk.arm64_va_bits : 0, 1);
+  uint8_t va_bits = walk.arm64_va_bits ? walk.arm64_va_bits : uint8_t(CONFIG_SFU_ARM64_VA_BITS);
+  w.put(hdr::kVaBits, sfu::sframe::abi_aarch64(walk.abi) ? va_bits : 0, 1);
   w.put(hdr::kCrc, sfu_crc32(0, w.p + kCrcFrom, w.end - kCrcFrom), 4);
   // Everything above is visible before the state says so.
   __atomic_store_n(state, kStateComplete, __ATOMIC_RELEASE);

@@ -87,6 +87,9 @@ constexpr bool abi_readable(uint8_t abi) {
   return SFU_BUILD_ABI == 0 ? abi >= SFU_ABI_AARCH64_BE && abi <= SFU_ABI_S390X_BE : abi == SFU_BUILD_ABI;
 }
 
+// The state word of an area (8-byte aligned: the word is updated atomically).
+inline uint32_t *state_word(void *area) { return reinterpret_cast<uint32_t *>(static_cast<uint8_t *>(area) + hdr::kState); }
+
 // Stores the low n bytes of v at p in the given byte order.
 inline void put(uint8_t *p, uint64_t v, unsigned n, bool big_endian) {
   for (unsigned i = 0; i < n; i++) p[big_endian ? n - 1 - i : i] = uint8_t(v >> (8 * i));

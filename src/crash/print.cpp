@@ -28,26 +28,6 @@ void put_char(const sfu_sink *sink, char c) {
   sfu_print_str(sink, s);
 }
 
-const char *abi_name(uint8_t abi) {
-  switch (abi) {
-    case SFU_ABI_AMD64_LE: return "x86_64";
-    case SFU_ABI_AARCH64_LE: return "arm64";
-    case SFU_ABI_AARCH64_BE: return "arm64-be";
-    case SFU_ABI_S390X_BE: return "s390x";
-    default: return "unknown";
-  }
-}
-
-const char *reason_name(uint32_t reason) {
-  switch (reason) {
-    case SFU_CRASH_PANIC: return "panic";
-    case SFU_CRASH_EXCEPTION: return "exception";
-    case SFU_CRASH_WATCHDOG: return "watchdog";
-    case SFU_CRASH_ASSERT: return "assert";
-    default: return "other";
-  }
-}
-
 void print_hex_bytes(const sfu_sink *sink, const uint8_t *p, uint32_t n) {
   for (uint32_t i = 0; i < n; i++) {
     put_char(sink, "0123456789abcdef"[p[i] >> 4]);
@@ -82,7 +62,7 @@ const sfu_module *live_module(const sfu_crash_module &rm) {
 size_t print_header_lines(const sfu_sink *sink, const sfu_crash_view &v, const sfu_crash_summary &s) {
   size_t lines = 0;
   prefix(sink);
-  sfu_print_str(sink, reason_name(s.reason));
+  sfu_print_str(sink, sfu_crash_reason_name(s.reason));
   sfu_print_str(sink, " (reason ");
   sfu_print_hex(sink, s.reason, 0);
   sfu_print_str(sink, ", detail ");
@@ -222,7 +202,7 @@ extern "C" size_t sfu_crash_print(const struct sfu_sink *sink, const struct sfu_
   uint32_t data_lines = (v.length + kDataBytesPerLine - 1) / kDataBytesPerLine;
 
   sfu_print_str(sink, "sfu-crash-begin v1 ");
-  sfu_print_str(sink, abi_name(v.abi));
+  sfu_print_str(sink, sfu_abi_name(v.abi));
   sfu_print_str(sink, " len=");
   sfu_print_udec(sink, v.length);
   sfu_print_str(sink, " crc=");

@@ -2,6 +2,7 @@
 // and the accessors. Every field is read one byte at a time in the record's byte order and
 // bounds-checked, so a record may come from any architecture and sit at any alignment.
 #include "crash/layout.h"
+#include "crash/take.h"
 #include "sframe/bytes.h"
 #include "sframe/format.h"
 
@@ -69,7 +70,7 @@ bool frame_ok(const sframe::Bytes &b, uint32_t at, uint32_t num_modules) {
   uint8_t source, reliable;
   if (!b.u16(at + frame::kModule, m) || !b.u8(at + frame::kSource, source) || !b.u8(at + frame::kReliable, reliable))
     return false;
-  return (m == frame::kNoModule || m < num_modules) && source <= SFU_SOURCE_TRAP_FRAME && reliable <= 1 &&
+  return (m == frame::kNoModule || m < num_modules) && source <= SFU_SOURCE_SIGNAL_FRAME && reliable <= 1 &&
          all_zero(b, at + frame::kReserved, frame::kSize - frame::kReserved);
 }
 
@@ -151,6 +152,18 @@ bool window_at(const sfu_crash_view &v, uint32_t i, uint32_t &at) {
 }
 
 }  // namespace
+
+sfu_error take_as_seen(sfu_crash_view &view, void *area, size_t size, uint32_t seen) {
+  sfu_error e = open_record(view, static_cast<const uint8_t *>(area), size);
+  if (e == SFU_OK && seen == kStateTaken) return SFU_E_CRASH_RECORD_TAKEN;
+  // The state changes only from the one the checks saw: a capture that claimed the area since,
+  // on another CPU, keeps it, and of two takes the second loses.
+  uint32_t next = e == SFU_OK ? kStateTaken : kStateFree;
+  if (__atomic_compare_exchange_n(state_word(area), &seen, next, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    return e;
+  return seen == kStateTaken ? SFU_E_CRASH_RECORD_TAKEN : SFU_E_CRASH_CAPTURE_BUSY;
+}
+
 }  // namespace sfu::crash
 
 using namespace sfu::crash;
@@ -165,17 +178,23 @@ extern "C" enum sfu_error sfu_crash_take(struct sfu_crash_view *view, void *area
   if constexpr (!sfu::config::kCrashRecords) return SFU_E_CRASH_DISABLED;
   if (!view || !area) return SFU_E_NULL_ARGUMENT;
   if (uintptr_t(area) % 8 != 0) return SFU_E_CRASH_AREA_MISALIGNED;
-  const uint8_t *p = static_cast<const uint8_t *>(area);
-  sfu_error e = open_record(*view, p, size);
-  if (size < hdr::kState + 4) return e;  // not even a state word to write
-  uint32_t *state = reinterpret_cast<uint32_t *>(static_cast<uint8_t *>(area) + hdr::kState);
-  if (e != SFU_OK) {
-    __atomic_store_n(state, kStateFree, __ATOMIC_RELEASE);
-    return e;
+  if (size < hdr::kState + 4) return open_record(*view, static_cast<const uint8_t *>(area), size);
+  uint32_t seen = __atomic_load_n(state_word(area), __ATOMIC_ACQUIRE);
+  return take_as_seen(*view, area, size, seen);
+}
+
+extern "C" enum sfu_error sfu_crash_wait(const void *area, uint32_t max_spins) {
+  if constexpr (!sfu::config::kCrashRecords) return SFU_E_CRASH_DISABLED;
+  if (!area) return SFU_E_NULL_ARGUMENT;
+  if (uintptr_t(area) % 8 != 0) return SFU_E_CRASH_AREA_MISALIGNED;
+  const uint32_t *state = state_word(const_cast<void *>(area));
+  // Bounded by max_spins.
+  for (uint32_t spin = 0;; spin++) {
+    uint32_t now = __atomic_load_n(state, __ATOMIC_ACQUIRE);
+    if (now == kStateComplete) return SFU_OK;
+    if (now != kStateWriting) return SFU_E_CRASH_NO_RECORD;
+    if (spin >= max_spins) return SFU_E_CRASH_CAPTURE_BUSY;
   }
-  if (state_of(p) == kStateTaken) return SFU_E_CRASH_RECORD_TAKEN;
-  __atomic_store_n(state, kStateTaken, __ATOMIC_RELEASE);
-  return SFU_OK;
 }
 
 extern "C" void sfu_crash_get_summary(const struct sfu_crash_view *view, struct sfu_crash_summary *out) {

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "crash/layout.h"
+#include "crash/take.h"
 #include "sframe/format.h"
 #include "support/crash_machines.h"
 
@@ -533,7 +534,7 @@ TEST(CrashRecord, BadLayout) {
       {"module build-id tail", layout::modules_at() + layout::module::kBuildId + 40, 1, 1},
       {"module name without its NUL", layout::modules_at() + layout::module::kName + 31, 'x', 1},
       {"frame module out of range", frames + layout::frame::kModule, 1, 2},
-      {"frame source out of range", frames + layout::frame::kSource, SFU_SOURCE_TRAP_FRAME + 1, 1},
+      {"frame source out of range", frames + layout::frame::kSource, SFU_SOURCE_SIGNAL_FRAME + 1, 1},
       {"frame reliable not 0 or 1", frames + layout::frame::kReliable, 2, 1},
       {"frame reserved byte", frames + layout::frame::kReserved, 1, 1},
       {"window misaligned", windows + layout::window::kAddr, 0x7f04, 8},
@@ -583,6 +584,81 @@ TEST(CrashRecord, CaptureBusy) {
   EXPECT_EQ(name(sfu_crash_capture(x.area.data(), x.area.size(), &info, &x.m.start, &x.config)),
             "crash-capture-busy");
   EXPECT_EQ(0, memcmp(before.data(), x.area.data(), x.area.size()));
+}
+
+TEST(CrashRecord, TakeChangesTheStateOnlyFromTheOneItRead) {
+  CrashMachine m = crash_machine(SFU_ABI_AMD64_LE);
+  sfu_walk_config config = m.config();
+  // The take read "free" (nothing to hand over), then a capture on another CPU claimed the area
+  // before the take could write: the capture keeps it.
+  Area area(kAreaSize);
+  memcpy(area.data() + 8, "WRRW", 4);
+  sfu_crash_view v;
+  EXPECT_EQ(name(layout::take_as_seen(v, area.data(), area.size(), layout::kStateFree)), "crash-capture-busy");
+  EXPECT_EQ(0, memcmp(area.data() + 8, "WRRW", 4));
+  // Two takes of one record: the second read "complete" too, but the first swapped it already.
+  auto c = capture(m);
+  ASSERT_EQ(sfu_crash_take(&v, c->rec(), c->area.size()), SFU_OK);
+  EXPECT_EQ(name(layout::take_as_seen(v, c->rec(), c->area.size(), layout::kStateComplete)), "crash-record-taken");
+  EXPECT_EQ(0, memcmp(c->rec() + 8, "TKKT", 4));
+  // A capture after the take writes again.
+  EXPECT_EQ(sfu_crash_capture(c->rec(), c->area.size(), nullptr, &m.start, &config), SFU_OK);
+}
+
+TEST(CrashRecord, TakeFreesTheAreaOnEveryRefusal) {
+  // Whatever the take refuses, the next capture may write (the area is never left stuck).
+  CrashMachine m = crash_machine(SFU_ABI_AARCH64_LE);
+  sfu_walk_config config = m.config();
+  struct Damage {
+    const char *want;
+    void (*apply)(uint8_t *rec);
+  };
+  const Damage damages[] = {
+      {"crash-no-record", [](uint8_t *r) { r[0] ^= 1; }},
+      {"crash-record-torn", [](uint8_t *r) { memcpy(r + 8, "WRRW", 4); }},
+      {"crash-wrong-arch", [](uint8_t *r) { r[layout::hdr::kAbi] = 0x7f; }},
+      {"crash-bad-version", [](uint8_t *r) { r[layout::hdr::kVersion] ^= 0x40; }},
+      {"crash-bad-length", [](uint8_t *r) { set(r + layout::hdr::kLength, kAreaSize + 8, 4, false); }},
+      {"crash-bad-crc", [](uint8_t *r) { r[layout::hdr::kCrc] ^= 1; }},
+  };
+  for (const Damage &d : damages) {
+    auto c = capture(m);
+    ASSERT_EQ(c->error, SFU_OK);
+    d.apply(c->rec());
+    sfu_crash_view v;
+    EXPECT_EQ(name(sfu_crash_take(&v, c->rec(), c->area.size())), d.want);
+    EXPECT_EQ(0, memcmp(c->rec() + 8, "FRRF", 4)) << d.want;
+    EXPECT_EQ(name(sfu_crash_take(&v, c->rec(), c->area.size())), "crash-no-record") << d.want;
+    EXPECT_EQ(sfu_crash_capture(c->rec(), c->area.size(), nullptr, &m.start, &config), SFU_OK) << d.want;
+  }
+}
+
+TEST(CrashRecord, ALoserWaitsForTheWinnerBeforeAReset) {
+  CrashMachine m = crash_machine(SFU_ABI_AMD64_LE);
+  const sfu_walk_config config = m.config();
+  Area area(kAreaSize);
+  // Nothing captured: nothing to wait for.
+  EXPECT_EQ(name(sfu_crash_wait(area.data(), 10)), "crash-no-record");
+  // The winner is still writing (or died writing): the wait gives up after its spins.
+  memcpy(area.data() + 8, "WRRW", 4);
+  EXPECT_EQ(name(sfu_crash_wait(area.data(), 1000)), "crash-capture-busy");
+  // The winner finishes on another CPU while the loser waits.
+  memcpy(area.data() + 8, "FRRF", 4);
+  std::atomic<bool> claimed{false};
+  std::thread winner([&] {
+    ASSERT_EQ(sfu_crash_capture(area.data(), area.size(), nullptr, &m.start, &config), SFU_OK);
+    claimed = true;
+  });
+  while (!claimed.load() && memcmp(area.data() + 8, "FRRF", 4) == 0) {
+  }
+  sfu_error waited = sfu_crash_wait(area.data(), 0xffffffffu);
+  winner.join();
+  EXPECT_EQ(name(waited), "ok");
+  sfu_crash_view v;
+  EXPECT_EQ(sfu_crash_open(&v, area.data(), area.size()), SFU_OK);
+  EXPECT_EQ(sfu_crash_wait(area.data(), 0), SFU_OK);
+  EXPECT_EQ(name(sfu_crash_wait(area.data() + 4, 1)), "crash-area-misaligned");
+  EXPECT_EQ(name(sfu_crash_wait(nullptr, 1)), "null-argument");
 }
 
 TEST(CrashRecord, RecordKept) {

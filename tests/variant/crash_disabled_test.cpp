@@ -20,6 +20,7 @@ TEST(CrashDisabled, EveryCallAnswersDisabled) {
                "crash-records-disabled");
   EXPECT_EQ(sfu_crash_open(&view, area.data(), 8192), SFU_E_CRASH_DISABLED);
   EXPECT_EQ(sfu_crash_take(&view, area.data(), 8192), SFU_E_CRASH_DISABLED);
+  EXPECT_EQ(sfu_crash_wait(area.data(), 10), SFU_E_CRASH_DISABLED);
   for (uint64_t w : area) ASSERT_EQ(w, 0x5555555555555555ull);
   view.rec = reinterpret_cast<const uint8_t *>(area.data());
   view.length = 8192;

@@ -32,16 +32,6 @@ std::string hex_bytes(const uint8_t *p, size_t n) {
   return s;
 }
 
-const char *abi_name(uint8_t abi) {
-  switch (abi) {
-    case SFU_ABI_AMD64_LE: return "x86_64";
-    case SFU_ABI_AARCH64_LE: return "arm64";
-    case SFU_ABI_AARCH64_BE: return "arm64 (big-endian)";
-    case SFU_ABI_S390X_BE: return "s390x";
-    default: return "unknown";
-  }
-}
-
 // A register's name by DWARF number, as the architecture's assembler spells it.
 std::string reg_name(uint8_t abi, uint32_t n) {
   static const char *const x86[] = {"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp"};
@@ -142,8 +132,8 @@ bool match_modules(const sfu_crash_view &v, const std::vector<CrashImage> &image
     if (m.image[i] >= 0) {
       const CrashImage &img = images[m.image[i]];
       if (img.abi != v.abi)
-        return (error = img.path + " has " + which + "'s build-id but is built for " + abi_name(img.abi) +
-                        ", the record for " + abi_name(v.abi), false);
+        return (error = img.path + " has " + which + "'s build-id but is built for " + sfu_abi_name(img.abi) +
+                        ", the record for " + sfu_abi_name(v.abi), false);
       if (options.lines && !img.source.has_debug_info())
         return (error = img.path + ": no DWARF debug information for file:line: build it with -g, or pass --no-lines",
                 false);
@@ -161,8 +151,7 @@ bool match_modules(const sfu_crash_view &v, const std::vector<CrashImage> &image
 
 void describe(const sfu_crash_view &v, const sfu_crash_summary &s, const std::vector<CrashImage> &images,
               const Matched &m, std::string &t) {
-  static const char *const reasons[] = {"other", "panic", "exception", "watchdog", "assert"};
-  t += "reason: " + std::string(s.reason < 5 ? reasons[s.reason] : "other") + " (" + hex(s.reason) + "), detail " +
+  t += "reason: " + std::string(sfu_crash_reason_name(s.reason)) + " (" + hex(s.reason) + "), detail " +
        hex(s.detail) + ", fault address " + hex(s.fault_address) + "\n";
   if (s.message[0]) t += std::string("message: ") + s.message + "\n";
   sfu_regs r;
@@ -198,10 +187,8 @@ void trace(const sfu_crash_view &v, const sfu_crash_summary &s, const std::vecto
     std::string line = device_line(f, rm.name, index >= 0, i);
     std::vector<dwarf::SourceFrame> sources;
     if (index >= 0 && m.image[index] >= 0) {
-      // A return address is looked up at pc - 1 (the call), the registers' pc as it is.
-      bool exact = f.source == SFU_SOURCE_REGISTERS || f.source == SFU_SOURCE_TRAP_FRAME;
       const CrashImage &img = images[m.image[index]];
-      uint64_t lookup = exact ? f.pc : f.pc - 1;
+      uint64_t lookup = sfu_frame_lookup_pc(&f);
       if (const ElfSymbol *fn = function_at(img.elf, lookup))
         line += "  " + dwarf::demangle(fn->name) + "+" + hex(f.pc - fn->value);
       if (options.lines) sources = img.source.frames_at(lookup);
@@ -280,7 +267,7 @@ void report_record(const FoundRecord &found, const std::vector<CrashImage> &imag
   sfu_crash_summary s;
   sfu_crash_get_summary(&v, &s);
   std::string &t = out.text;
-  t += "crash record (" + found.where + "): " + abi_name(v.abi) + ", " + std::to_string(v.length) + " bytes\n";
+  t += "crash record (" + found.where + "): " + sfu_abi_name(v.abi) + ", " + std::to_string(v.length) + " bytes\n";
   describe(v, s, images, m, t);
   trace(v, s, images, m, options, t);
   compare_walks(v, images, m, out);
