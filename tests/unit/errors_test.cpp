@@ -2,7 +2,10 @@
 // exactly that error's name. docs/errors.md points at these tests.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
+#include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -426,6 +429,41 @@ TEST(Errors, EveryErrorIsDocumented) {
     std::string name = std::string("`") + sfu_error_name(sfu_error(e)) + "`";
     EXPECT_NE(ss.str().find(name), std::string::npos) << name << " is not in docs/errors.md";
   }
+}
+
+// The last column of every error's row names the tests that raise it ("Suite.Test", or "Test"
+// in the suite its section names): each must be a test that exists.
+TEST(Errors, EveryTestTheErrorTablesNameExists) {
+  std::set<std::string> tests;  // "Suite.Test" and "Test"
+  const std::regex test_re(R"(\bTEST(?:_F|_P)?\(\s*(\w+)\s*,\s*(\w+)\s*\))");
+  for (const auto &entry : std::filesystem::recursive_directory_iterator(std::string(SFU_SOURCE_DIR) + "/tests")) {
+    if (entry.path().extension() != ".cpp") continue;
+    std::ifstream f(entry.path());
+    std::stringstream text;
+    text << f.rdbuf();
+    std::string src = text.str();
+    for (std::sregex_iterator it(src.begin(), src.end(), test_re), end; it != end; ++it) {
+      tests.insert((*it)[1].str() + "." + (*it)[2].str());
+      tests.insert((*it)[2].str());
+    }
+  }
+  ASSERT_GT(tests.size(), 100u);
+  std::ifstream in(std::string(SFU_SOURCE_DIR) + "/docs/errors.md");
+  ASSERT_TRUE(in);
+  const std::regex name_re(R"(`([A-Za-z_][\w.]*)`)");
+  std::string line;
+  int rows = 0;
+  bool tests_column = false;  // under a "| name | raised when | test |" header
+  while (std::getline(in, line)) {
+    if (line.rfind("| name |", 0) == 0) tests_column = line == "| name | raised when | test |";
+    if (!tests_column || line.rfind("| `", 0) != 0) continue;  // an error's row
+    std::string last = line.substr(0, line.find_last_of('|'));
+    last = last.substr(last.find_last_of('|') + 1);
+    rows++;
+    for (std::sregex_iterator it(last.begin(), last.end(), name_re), end; it != end; ++it)
+      EXPECT_TRUE(tests.count((*it)[1].str())) << (*it)[1].str() << " (docs/errors.md) is no test in tests/";
+  }
+  EXPECT_GT(rows, 50);
 }
 
 }  // namespace
