@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The symbol-file half of the breakpad suite: `sfu breakpad` against Breakpad's own `dump_syms`
 # on the same ELF, record by record (sym_compare.py: FILE and INLINE_ORIGIN numbers compared by
-# the names behind them), in both of its modes: `sfu breakpad` = `dump_syms -d -m`, and
-# `sfu breakpad --no-multiple` = `dump_syms -d`. On
+# the names behind them), in both of its modes: `sfu breakpad` = `dump_syms -d`, and
+# `sfu breakpad -m` = `dump_syms -d -m`. On
 #   - every QEMU test kernel of x86_64 and arm64: every record, STACK CFI as text;
 #   - every s390x kernel: dump_syms reads ELF headers in the host's byte order and crashes on a
 #     big-endian image, so it reads a copy whose headers alone are made little-endian
@@ -49,13 +49,13 @@ both_modes() {
     return
   fi
   "$dump_syms" -d "$oracle" >"$work/want-plain.sym" 2>/dev/null
-  if ! "$sfu" breakpad "$elf" >"$work/got.sym" 2>"$work/got.err" ||
-     ! "$sfu" breakpad --no-multiple "$elf" >"$work/got-plain.sym" 2>>"$work/got.err"; then
+  if ! "$sfu" breakpad -m "$elf" >"$work/got.sym" 2>"$work/got.err" ||
+     ! "$sfu" breakpad "$elf" >"$work/got-plain.sym" 2>>"$work/got.err"; then
     fail "$name" "sfu breakpad failed: $(head -n 1 "$work/got.err")"
     return
   fi
-  compare "$name (= dump_syms -d -m)" "$work/want.sym" "$work/got.sym" $flag
-  compare "$name --no-multiple (= dump_syms -d)" "$work/want-plain.sym" "$work/got-plain.sym" $flag
+  compare "$name (= dump_syms -d)" "$work/want-plain.sym" "$work/got-plain.sym" $flag
+  compare "$name -m (= dump_syms -d -m)" "$work/want.sym" "$work/got.sym" $flag
 }
 
 # --- QEMU kernels --------------------------------------------------------------------------------
@@ -145,7 +145,7 @@ for k in x86_64/gas-v1 arm64/gas-v1 s390x/gen-v2; do
     oracle=$work/sframe-only/s390x-copy/$(basename "$only")
     python3 "$here/host_order_headers.py" "$only" "$oracle"
   fi
-  "$dump_syms" -d -m "$oracle" >"$work/want.sym" 2>/dev/null
+  "$dump_syms" -d "$oracle" >"$work/want.sym" 2>/dev/null
   if ! "$sfu" breakpad "$only" >"$work/sframe.sym" 2>"$work/got.err"; then
     fail "SFrame only: $k" "sfu breakpad failed: $(head -n 1 "$work/got.err")"
     continue

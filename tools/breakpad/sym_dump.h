@@ -13,7 +13,7 @@
 namespace sfu::tools::breakpad {
 
 struct SymDumpOptions {
-  bool multiple = true;  // the `m` flag on FUNC and PUBLIC records (dump_syms -m)
+  bool multiple = false;  // the `m` flag on FUNC and PUBLIC records (dump_syms -m)
 };
 
 struct SymDump {

@@ -24,13 +24,13 @@ bool make_dirs(const std::string &path, std::string &error) {
 
 int run_breakpad(const Command &self, const Args &args) {
   Options o;
-  if (!parse_options(self, args, {"--no-multiple"}, {"-o", "--symbol-dir"}, o)) return kExitUsage;
+  if (!parse_options(self, args, {"-m"}, {"-o", "--symbol-dir"}, o)) return kExitUsage;
   if (o.files.size() != 1) return usage_error(self, "give one image");
   if (o.values.count("-o") && o.values.count("--symbol-dir")) return usage_error(self, "-o or --symbol-dir, not both");
   const std::string &path = o.files[0];
   ElfImage image;
   breakpad::SymDumpOptions options;
-  options.multiple = !o.has("--no-multiple");
+  options.multiple = o.has("-m");
   breakpad::SymDump dump;
   std::string error;
   if (!load_image(path, image, error) || !breakpad::dump_symbols(image, path, options, dump, error))
@@ -55,7 +55,8 @@ int run_breakpad(const Command &self, const Args &args) {
 }  // namespace
 
 const Command kBreakpadCommand = {
-    "breakpad", "ELF [-o FILE | --symbol-dir DIR] [--no-multiple]",
+    "breakpad",
+    "[-m] ELF [-o FILE | --symbol-dir DIR]  what `dump_syms -d [-m]` writes, to stdout, FILE, or DIR/NAME/ID/NAME.sym",
     "write the image's Breakpad symbol file (.sym): functions, lines, inlines, publics, STACK CFI",
     run_breakpad};
 

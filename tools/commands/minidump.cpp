@@ -69,7 +69,11 @@ int run_minidump(const Command &self, const Args &args) {
 }  // namespace
 
 const Command kMinidumpCommand = {
-    "minidump", "RECORD --image ELF [--image ELF...] -o OUT.dmp\nRECORD --image ELF [--image ELF...] --microdump [-o OUT]",
-    "write a crash record as a Breakpad minidump (x86_64, arm64) or microdump (arm64)", run_minidump};
+    "minidump",
+    "RECORD --image ELF [--image ELF...] -o OUT.dmp            a minidump (x86_64, arm64)\n"
+    "RECORD --image ELF [--image ELF...] --microdump [-o OUT]  a microdump, the text crash logs carry (arm64)",
+    "write a crash record (binary, or in a serial log; images matched by build-id) as a Breakpad minidump or "
+    "microdump",
+    run_minidump};
 
 }  // namespace sfu::tools::cli

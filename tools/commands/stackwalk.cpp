@@ -58,8 +58,11 @@ int run_stackwalk(const Command &self, const Args &args) {
 }  // namespace
 
 const Command kStackwalkCommand = {
-    "stackwalk", "[-m] DUMP [SYMBOL-PATH...] [--image ELF...]",
-    "walk a crash record or an arm64 microdump as Breakpad's stackwalkers do (-m: their frame lines)",
+    "stackwalk",
+    "DUMP [SYMBOL-PATH...] [--image ELF...]     a readable trace of a crash record (binary or in a log) or microdump\n"
+    "-m DUMP [SYMBOL-PATH...] [--image ELF...]  Breakpad's frame lines: thread|frame|module|function|file|line|offset",
+    "walk a crash record or an arm64 microdump as Breakpad's stackwalkers do, with symbol directories "
+    "(NAME/ID/NAME.sym) and/or images",
     run_stackwalk};
 
 }  // namespace sfu::tools::cli
