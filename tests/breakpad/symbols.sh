@@ -15,7 +15,8 @@
 #     to dump_syms's, an INFO GENERATOR line saying where STACK CFI came from, and STACK CFI that
 #     unwinds as the SFrame rows do at every row (sym_cfi_equal --sframe).
 # Then --symbol-dir's layout, refused inputs (one message naming the file, exit status 1), and
-# planted faults the comparisons must catch (a wrong line record, a wrong CFI rule).
+# planted faults the comparisons must catch (a wrong line record, a wrong CFI rule, STACK CFI
+# missing for all or one function of what the DWARF CFI or SFrame rows describe).
 #   tests/breakpad/symbols.sh SFU DUMP_SYMS SYM_CFI_EQUAL WORKDIR QEMU_DIR GTEST_DIR
 # GTEST_DIR is the addr2line suite's work directory (its googletest builds are reused).
 # Prints PASS/FAIL lines and ends "breakpad-symbols: N passed, M failed".
@@ -96,6 +97,8 @@ for elf in "${s390[@]}"; do
   else
     fail "s390x/$n STACK CFI against the DWARF CFI rows" "$out"
   fi
+  mkdir -p "$work/s390x"
+  cp "$work/got.sym" "$work/s390x/$n.sym"
 done
 
 # --- googletest ----------------------------------------------------------------------------------
@@ -217,18 +220,27 @@ refused "no image" "" 2 "sfu breakpad: give one image"
 # --- planted faults: the comparisons must catch them ----------------------------------------------
 # planted NAME AWK-PROGRAM COMMAND...: the good file changed by the awk program must make COMMAND
 # (given the changed file as its last argument) fail.
+# With PLANTED_SAYS set, COMMAND must also exit 1 and print exactly that line.
 planted() {
-  local name=$1 prog=$2
+  local name=$1 prog=$2 says=${PLANTED_SAYS:-}
   shift 2
   awk "$prog" "$work/good.sym" >"$work/planted.sym"
+  "$@" "$work/planted.sym" >"$work/planted.out" 2>&1
+  local rc=$?
   if cmp -s "$work/good.sym" "$work/planted.sym"; then
     fail "planted: $name" "the change changed nothing"
-  elif "$@" "$work/planted.sym" >"$work/planted.out" 2>&1; then
+  elif [[ $rc == 0 ]]; then
     fail "planted: $name" "not caught: $(head -c 300 "$work/planted.out")"
+  elif [[ -n $says && ($rc != 1 || $(cat "$work/planted.out") != "$says") ]]; then
+    fail "planted: $name" "exit $rc, '$(head -c 300 "$work/planted.out")' (wanted 1, '$says')"
   else
     pass "planted: $name is caught ($(head -c 200 "$work/planted.out"))"
   fi
 }
+# The number of addresses FILE's reference has rows for, as sym_cfi_equal counted them passing.
+compared_in() { sed -n 's/^\([0-9]*\) addresses unwind alike .*/\1/p' "$1"; }
+# The lowest STACK CFI INIT address of symbol file FILE, in hex.
+first_init() { awk '/^STACK CFI INIT /{print $4}' "$1" | while read -r a; do echo $((16#$a)); done | sort -n | head -n 1 | xargs printf '%x'; }
 if [[ -e $elf ]]; then
   "$dump_syms" -d -m "$elf" >"$work/want.sym"
   "$sfu" breakpad "$elf" >"$work/good.sym"
@@ -244,6 +256,33 @@ if [[ -e $work/sframe-only/x86_64.sym ]]; then
   planted "an SFrame-derived RA rule 8 bytes off" \
     '!done && /[.]ra: [.]cfa -8 [+] \^/ {sub(/[.]ra: [.]cfa -8/, ".ra: .cfa -16"); done = 1} {print}' \
     "$cfi_equal" --sframe "$work/sframe-only/x86_64/gas-v1.elf"
+  # Every address the SFrame rows describe must have STACK CFI: none at all is no pass.
+  "$cfi_equal" --sframe "$work/sframe-only/x86_64/gas-v1.elf" "$work/good.sym" >"$work/all.out" 2>&1
+  PLANTED_SAYS="$(compared_in "$work/all.out") addresses the reference has rows for have no STACK CFI (first $(first_init "$work/good.sym")); 0 compared" \
+    planted "every STACK CFI record removed (x86_64 SFrame only)" '!/^STACK /' \
+    "$cfi_equal" --sframe "$work/sframe-only/x86_64/gas-v1.elf"
+fi
+s390_demo=$qemu/s390x/demo.elf
+if [[ -e $work/s390x/demo.elf.sym ]]; then
+  cp "$work/s390x/demo.elf.sym" "$work/good.sym"
+  "$cfi_equal" --cfi "$s390_demo" "$work/good.sym" >"$work/all.out" 2>&1
+  all=$(compared_in "$work/all.out")
+  PLANTED_SAYS="$all addresses the reference has rows for have no STACK CFI (first $(first_init "$work/good.sym")); 0 compared" \
+    planted "every STACK CFI record removed (s390x, against the DWARF CFI rows)" '!/^STACK /' \
+    "$cfi_equal" --cfi "$s390_demo"
+  # One function's entry (its INIT and the STACK CFI lines after it) gone: the rest still compare.
+  planted "one function's STACK CFI removed (s390x, against the DWARF CFI rows)" \
+    '/^STACK CFI INIT / {skip = ++n == 10} /^STACK CFI / && skip {next} {print}' "$cfi_equal" --cfi "$s390_demo"
+  # Nothing to compare on either side is no pass either.
+  grep -v '^STACK ' "$work/good.sym" >"$work/no-stack.sym"
+  out=$("$cfi_equal" "$work/no-stack.sym" "$work/no-stack.sym" 2>&1)
+  rc=$?
+  want="no address compared: the symbol file and the reference describe none in common"
+  if [[ $rc == 1 && $out == "$want" ]]; then
+    pass "sym_cfi_equal with nothing to compare fails ($out)"
+  else
+    fail "sym_cfi_equal with nothing to compare" "exit $rc, '$out' (wanted 1, '$want')"
+  fi
 fi
 
 echo "breakpad-symbols: $passed passed, $failed failed"
