@@ -44,8 +44,6 @@ finish() {
 for tool in dump_syms minidump_stackwalk microdump_stackwalk; do
   [[ -x $bp/$tool ]] || { bad "oracle: no $bp/$tool (../shared/oracles/breakpad/build.sh builds it)"; finish; }
 done
-have_sfu_breakpad=1
-"$sfu" help breakpad >/dev/null 2>&1 || have_sfu_breakpad=0
 
 # A symbol directory for ELF: dump_syms or `sfu breakpad`, stored as NAME/ID/NAME.sym.
 symbols() {
@@ -117,9 +115,7 @@ for arch in x86_64 arm64; do
     continue
   fi
 
-  kinds=(dump_syms)
-  [[ $have_sfu_breakpad -eq 1 ]] && kinds+=(sfu) || echo "SKIP $arch: sfu breakpad symbols (no sfu breakpad yet)"
-  for how in "${kinds[@]}"; do
+  for how in dump_syms sfu; do
     syms=$d/syms-$how
     if ! symbols "$how" "$elf" "$syms"; then
       bad "$arch: $how writes symbols" "$(cat "$syms"/*.err 2>/dev/null | head -n 3)"
