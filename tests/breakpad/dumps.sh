@@ -10,7 +10,8 @@
 # Checks, one PASS/FAIL line each, ending "breakpad-dumps: N passed, M failed":
 #   - x86_64, arm64: the minidump walked by minidump_stackwalk gives the frames the kernel printed
 #     before the reset (the record's own frames: pc and sp of each, the names Breakpad gives), with
-#     either set of symbols; `sfu stackwalk -m` on the record gives minidump_stackwalk's frame lines;
+#     either set of symbols, and the crash reason and address (x86_64's #UD: SIGILL at the
+#     PC); `sfu stackwalk -m` on the record gives minidump_stackwalk's frame lines;
 #     `sfu stackwalk` on the record, on the serial log, and with --image alone gives the device's
 #     frames;
 #   - arm64: the microdump walked by microdump_stackwalk and by `sfu stackwalk -m`: lines equal,
@@ -129,6 +130,22 @@ for arch in x86_64 arm64; do
     breakpad_frames "$d/$how.full" "$d/$how.m" >"$d/$how.frames"
     check_frames "$arch: minidump_stackwalk with $how symbols walks the minidump to the device's frames" \
       "$d/device.frames" "$d/$how.frames"
+    if [[ $how == dump_syms ]]; then
+      # The crash as minidump_stackwalk says it: x86_64's kernel dies of #UD, which has no fault
+      # address: SIGILL at frame 0's PC, as Linux's si_addr says it; arm64's of a data abort at
+      # the record's fault address.
+      if [[ $arch == x86_64 ]]; then
+        want="SIGILL / ILL_ILLOPN at 0x$(head -n 1 "$d/device.frames" | cut -d' ' -f1)"
+      else
+        want="SIGSEGV /SEGV_MAPERR at $("$sfu" crash "$rec" --image "$elf" | sed -n 's/^reason: .*, fault address //p')"
+      fi
+      got=$(sed -n 's/^Crash reason:  //p' "$d/$how.full")" at "$(sed -n 's/^Crash address: //p' "$d/$how.full")
+      if [[ $got == "$want" ]]; then
+        ok "$arch: minidump_stackwalk reads the crash as $got"
+      else
+        bad "$arch: minidump_stackwalk reads the crash as '$want'" "it says '$got'"
+      fi
+    fi
     if diff <(grep '^0|' "$d/$how.m") <("$sfu" stackwalk -m "$rec" "$syms" 2>&1) >"$d/$how.diff"; then
       ok "$arch: sfu stackwalk -m on the record equals minidump_stackwalk -m ($how symbols)"
     else
