@@ -5,7 +5,7 @@
 #     ../shared/oracles/breakpad, into ORACLE_DIR (kept: later runs reuse them);
 #   - symbols.sh: `sfu breakpad` against `dump_syms` (QEMU kernels of all three architectures,
 #     googletest by gcc and clang for x86_64 and arm64, SFrame-only images, refusals, planted faults);
-#   - dumps.sh, when it is there: minidumps and microdumps from the QEMU crash records, walked by
+#   - dumps.sh: minidumps and microdumps from the QEMU crash records, walked by
 #     Breakpad's processors and by `sfu stackwalk` (it needs `make qemu-test`'s records).
 # Ends "breakpad: N passed, M failed", the sum of both.
 #   tests/breakpad/check.sh SFU SYM_CFI_EQUAL WORKDIR QEMU_DIR ORACLE_DIR
@@ -58,8 +58,6 @@ half() {
 
 half breakpad-symbols bash "$here/symbols.sh" "$sfu" "$bin/dump_syms" "$cfi_equal" "$work/symbols" "$qemu" \
   "$(dirname "$work")/addr2line"
-if [[ -e $here/dumps.sh ]]; then
-  half breakpad-dumps bash "$here/dumps.sh" "$sfu" "$qemu" "$bin" "$work/dumps"
-fi
+half breakpad-dumps bash "$here/dumps.sh" "$sfu" "$qemu" "$bin" "$work/dumps"
 
 echo "breakpad: $passed passed, $failed failed"

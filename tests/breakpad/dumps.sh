@@ -10,12 +10,16 @@
 # Checks, one PASS/FAIL line each, ending "breakpad-dumps: N passed, M failed":
 #   - x86_64, arm64: the minidump walked by minidump_stackwalk gives the frames the kernel printed
 #     before the reset (the record's own frames: pc and sp of each, the names Breakpad gives), with
-#     either set of symbols; `sfu stackwalk -m` on the record gives minidump_stackwalk's frame lines;
+#     either set of symbols, and the crash reason and address (x86_64's #UD: SIGILL at the
+#     PC); `sfu stackwalk -m` on the record gives minidump_stackwalk's frame lines;
 #     `sfu stackwalk` on the record, on the serial log, and with --image alone gives the device's
 #     frames;
 #   - arm64: the microdump walked by microdump_stackwalk and by `sfu stackwalk -m`: lines equal,
 #     frames the device's;
 #   - s390x: `sfu minidump` refuses the record, saying Breakpad has no CPU type for it;
+#   - refused inputs, each with its exact message and exit status: `sfu stackwalk` on a symbol
+#     file with a malformed line and on microdumps cut short or malformed; `sfu minidump` asked
+#     for an x86_64 microdump, given a microdump, without -o, with an image none of the modules;
 #   - the comparisons can fail: a register corrupted in a minidump's context, a STACK CFI rule
 #     corrupted in a symbol file (then Breakpad's and sfu's walks must still agree with each other).
 set -u
@@ -44,8 +48,6 @@ finish() {
 for tool in dump_syms minidump_stackwalk microdump_stackwalk; do
   [[ -x $bp/$tool ]] || { bad "oracle: no $bp/$tool (../shared/oracles/breakpad/build.sh builds it)"; finish; }
 done
-have_sfu_breakpad=1
-"$sfu" help breakpad >/dev/null 2>&1 || have_sfu_breakpad=0
 
 # A symbol directory for ELF: dump_syms or `sfu breakpad`, stored as NAME/ID/NAME.sym.
 symbols() {
@@ -117,9 +119,7 @@ for arch in x86_64 arm64; do
     continue
   fi
 
-  kinds=(dump_syms)
-  [[ $have_sfu_breakpad -eq 1 ]] && kinds+=(sfu) || echo "SKIP $arch: sfu breakpad symbols (no sfu breakpad yet)"
-  for how in "${kinds[@]}"; do
+  for how in dump_syms sfu; do
     syms=$d/syms-$how
     if ! symbols "$how" "$elf" "$syms"; then
       bad "$arch: $how writes symbols" "$(cat "$syms"/*.err 2>/dev/null | head -n 3)"
@@ -130,6 +130,22 @@ for arch in x86_64 arm64; do
     breakpad_frames "$d/$how.full" "$d/$how.m" >"$d/$how.frames"
     check_frames "$arch: minidump_stackwalk with $how symbols walks the minidump to the device's frames" \
       "$d/device.frames" "$d/$how.frames"
+    if [[ $how == dump_syms ]]; then
+      # The crash as minidump_stackwalk says it: x86_64's kernel dies of #UD, which has no fault
+      # address: SIGILL at frame 0's PC, as Linux's si_addr says it; arm64's of a data abort at
+      # the record's fault address.
+      if [[ $arch == x86_64 ]]; then
+        want="SIGILL / ILL_ILLOPN at 0x$(head -n 1 "$d/device.frames" | cut -d' ' -f1)"
+      else
+        want="SIGSEGV /SEGV_MAPERR at $("$sfu" crash "$rec" --image "$elf" | sed -n 's/^reason: .*, fault address //p')"
+      fi
+      got=$(sed -n 's/^Crash reason:  //p' "$d/$how.full")" at "$(sed -n 's/^Crash address: //p' "$d/$how.full")
+      if [[ $got == "$want" ]]; then
+        ok "$arch: minidump_stackwalk reads the crash as $got"
+      else
+        bad "$arch: minidump_stackwalk reads the crash as '$want'" "it says '$got'"
+      fi
+    fi
     if diff <(grep '^0|' "$d/$how.m") <("$sfu" stackwalk -m "$rec" "$syms" 2>&1) >"$d/$how.diff"; then
       ok "$arch: sfu stackwalk -m on the record equals minidump_stackwalk -m ($how symbols)"
     else
@@ -203,6 +219,56 @@ for arch in x86_64 arm64; do
     fi
   fi
 done
+
+# Refused inputs: the exact message (its first line) and exit status, and no output file.
+# refused NAME STATUS MESSAGE COMMAND...
+refused() {
+  local name=$1 status=$2 want=$3
+  shift 3
+  rm -f "$work/refused.out"
+  "$@" >"$work/refused.stdout" 2>"$work/refused.err"
+  local rc=$? got
+  got=$(head -n 1 "$work/refused.err")
+  if [[ $rc == "$status" && $got == "$want" && ! -e $work/refused.out ]]; then
+    ok "refused: $name ($got)"
+  else
+    bad "refused: $name" "exit $rc, '$got'$([[ -e $work/refused.out ]] && echo ', wrote its output')" \
+      "wanted exit $status, '$want'"
+  fi
+}
+rec=$qemu/x86_64/crash/record.bin elf=$qemu/x86_64/crash/kernel.elf micro=$work/arm64/crash.micro
+if [[ -s $rec && -s $micro && -d $work/arm64/syms-sfu ]]; then
+  # A symbol directory with one line of its symbol file corrupted: the file and line are named.
+  cp -r "$work/arm64/syms-sfu" "$work/syms-broken"
+  sym=$(echo "$work"/syms-broken/kernel.elf/*/kernel.elf.sym)
+  sed -i '20s/.*/FUNC zz 4 0 broken/' "$sym"
+  refused "sfu stackwalk, a symbol file with a malformed line" 1 \
+    "sfu stackwalk: $micro: $sym:20: FUNC address 'zz' is not a hex number" \
+    "$sfu" stackwalk -m "$micro" "$work/syms-broken"
+  head -n 10 "$micro" >"$work/cut.micro"
+  refused "sfu stackwalk, a microdump cut short" 1 \
+    "sfu stackwalk: $work/cut.micro: the microdump has no end marker (-----END BREAKPAD MICRODUMP-----): cut short?" \
+    "$sfu" stackwalk "$work/cut.micro" "$work/arm64/syms-sfu"
+  sed 's/^\(google-breakpad: C \).*/\1XYZ/' "$micro" >"$work/bad-context.micro"
+  line=$(grep -n '^google-breakpad: C ' "$micro" | cut -d: -f1)
+  refused "sfu stackwalk, a microdump with a malformed C line" 1 \
+    "sfu stackwalk: $work/bad-context.micro: line $line: C needs the context as hex bytes" \
+    "$sfu" stackwalk "$work/bad-context.micro" "$work/arm64/syms-sfu"
+  refused "sfu minidump --microdump of an x86_64 record" 1 \
+    "sfu minidump: $rec: the record is x86_64: Breakpad defines microdumps for arm, arm64, x86 (32-bit) and mips only; write a minidump instead" \
+    "$sfu" minidump "$rec" --image "$elf" --microdump -o "$work/refused.out"
+  refused "sfu minidump given a microdump" 1 "sfu minidump: $micro: a microdump: sfu minidump reads crash records" \
+    "$sfu" minidump "$micro" --image "$qemu/arm64/crash/kernel.elf" -o "$work/refused.out"
+  refused "sfu minidump without -o" 2 "sfu minidump: give the minidump's file with -o" \
+    "$sfu" minidump "$rec" --image "$elf"
+  other=$qemu/x86_64/demo.elf
+  id=$(readelf -n "$other" | sed -n 's/^ *Build ID: //p')
+  refused "sfu minidump with an image that is none of the record's modules" 1 \
+    "sfu minidump: $rec: $other: its build-id $id is none of the dump's modules: the wrong image?" \
+    "$sfu" minidump "$rec" --image "$elf" --image "$other" -o "$work/refused.out"
+else
+  bad "refused inputs: need the x86_64 record, the arm64 microdump and its symbols (checked above)"
+fi
 
 # s390x: no minidump CPU type, refused by name.
 rec=$qemu/s390x/crash/record.bin elf=$qemu/s390x/crash/kernel.elf

@@ -8,13 +8,23 @@
 //                                           with a rule; s390x: SP too)
 //
 // The addresses checked are every STACK CFI INIT and STACK CFI address and every reference row
-// start that both cover: the rules stay the same up to the next one. At each, every register
-// gets a value derived from its name and memory a value derived from the address read; the
-// callers' .cfa, .ra and the other values compared (a register without a rule keeps the callee's
-// value) must be equal. Where the reference cannot say (an outermost SFrame row: then only a
-// return address of 0 is expected; a CFI rule that is undefined or an expression) that value is
-// not compared. Prints one line: how many addresses were compared and how many only one side
-// covers, or the first differences. Exit status 0 equal, 1 different, 2 unreadable input.
+// start: the rules stay the same up to the next one. At each both cover, every register gets a
+// value derived from its name and memory a value derived from the address read; the callers'
+// .cfa, .ra and the other values compared (a register without a rule keeps the callee's value)
+// must be equal. Where the reference cannot say (an outermost SFrame row: then only a return
+// address of 0 is expected; a CFI rule that is undefined or an expression) that value is not
+// compared; where it can say nothing at all (a DWARF CFA expression, which Breakpad's STACK CFI
+// cannot hold either) the address is counted apart, not as compared.
+//
+// The reference is what the symbol file must cover: an address with a reference row and no
+// STACK CFI fails the comparison, and so does comparing no address at all. The one exception,
+// counted apart: an SFrame function with a PC mask (a PLT's repeating blocks: its rows hold for
+// every block, found by the PC modulo the block size), which STACK CFI has no way to say and
+// `sfu breakpad` leaves out, as Breakpad's dump_syms leaves out the PLT (it has no CFI there).
+//
+// Prints one line: how many addresses were compared and how many only one side covers, or why
+// not equal. Exit status 0 equal, 1 different (or nothing compared, or reference rows without
+// STACK CFI), 2 unreadable input.
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -83,6 +93,8 @@ struct Callee {
 struct Want {
   bool unwinds = true;
   std::map<std::string, uint64_t> values;
+  bool says = true;         // false: nothing comparable (a DWARF CFA expression)
+  bool expressible = true;  // false: a row STACK CFI cannot hold (an SFrame PC-mask function)
 };
 using Expected = std::optional<Want>;
 using Reference = std::function<Expected(uint64_t address, Callee &callee)>;
@@ -182,8 +194,12 @@ Reference sframe_reference(const ElfImage &img, uint64_t load, const std::vector
     uint64_t p = rel + load;
     const SframeFunction *fn = sframe_function_at(fns, p);
     const sfu_row *row = fn ? sframe_row_at(*fn, p) : nullptr;
-    if (!row || fn->pcmask) return std::nullopt;
+    if (!row) return std::nullopt;
     Want want;
+    if (fn->pcmask) {
+      want.expressible = false;
+      return want;
+    }
     std::map<std::string, uint64_t> &out = want.values;
     if (row->flags & SFU_ROW_OUTERMOST) {
       out[".ra"] = 0;
@@ -227,7 +243,10 @@ Reference cfi_reference(const ElfImage &img, uint64_t load, const std::vector<cf
     if (!row) return std::nullopt;
     Want want;
     std::map<std::string, uint64_t> &out = want.values;
-    if (row->cfa.kind != cfi::CfaRule::kRegOffset) return want;  // nothing comparable
+    if (row->cfa.kind != cfi::CfaRule::kRegOffset) {
+      want.says = false;  // nothing comparable
+      return want;
+    }
     uint64_t cfa = callee(names(row->cfa.reg)) + row->cfa.offset;
     out[".cfa"] = cfa;
     auto value = [&](uint32_t reg, const cfi::RegRule *r) -> std::optional<uint64_t> {
@@ -283,24 +302,36 @@ int main(int argc, char **argv) {
   }
   std::set<uint64_t> points = a.points;
   points.insert(ref_points.begin(), ref_points.end());
-  size_t compared = 0, only_a = 0, only_ref = 0, differ = 0;
-  std::string first;
+  size_t compared = 0, only_a = 0, only_ref = 0, differ = 0, inexpressible = 0, unsaid = 0;
+  std::string first, first_only_ref;
+  auto hex = [](uint64_t v) {
+    char s[32];
+    snprintf(s, sizeof s, "%llx", (unsigned long long)v);
+    return std::string(s);
+  };
   for (uint64_t p : points) {
     Callee callee;
     Expected want = ref(p, callee);
     bool in_a = a.covers(p);
+    if (want && !want->expressible) {
+      (in_a ? only_a : inexpressible)++;
+      continue;
+    }
     if (in_a != want.has_value()) {
+      if (!in_a && first_only_ref.empty()) first_only_ref = hex(p);
       (in_a ? only_a : only_ref)++;
       continue;
     }
     if (!in_a) continue;
+    if (!want->says) {
+      unsaid++;
+      continue;
+    }
     compared++;
     Values got;
     std::string why, what;
     bool unwinds = sym_caller(a, p, callee, got, why);
-    if (want->unwinds && want->values.empty()) {
-      // The reference cannot say anything here (a CFA expression).
-    } else if (want->unwinds != unwinds) {
+    if (want->unwinds != unwinds) {
       what = unwinds ? "only the symbol file unwinds" : "only the reference unwinds (" + why + ")";
     } else {
       for (const auto &[name, v] : want->values) {
@@ -309,11 +340,7 @@ int main(int argc, char **argv) {
       }
     }
     if (!what.empty()) {
-      if (!differ) {
-        char at[32];
-        snprintf(at, sizeof at, "%llx", (unsigned long long)p);
-        first = std::string("at ") + at + ": " + what;
-      }
+      if (!differ) first = "at " + hex(p) + ": " + what;
       differ++;
     }
   }
@@ -321,7 +348,17 @@ int main(int argc, char **argv) {
     printf("%zu of %zu addresses unwind differently; first %s\n", differ, compared, first.c_str());
     return 1;
   }
-  printf("%zu addresses unwind alike (%zu covered by the symbol file only, %zu by the reference only)\n", compared,
-         only_a, only_ref);
+  if (only_ref) {
+    printf("%zu addresses the reference has rows for have no STACK CFI (first %s); %zu compared\n", only_ref,
+           first_only_ref.c_str(), compared);
+    return 1;
+  }
+  if (!compared) {
+    printf("no address compared: the symbol file and the reference describe none in common\n");
+    return 1;
+  }
+  printf("%zu addresses unwind alike (%zu covered by the symbol file only; %zu SFrame PC-mask rows STACK CFI cannot "
+         "hold, %zu DWARF CFA expressions, not compared)\n",
+         compared, only_a, inexpressible, unsaid);
   return 0;
 }

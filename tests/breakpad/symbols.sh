@@ -15,7 +15,8 @@
 #     to dump_syms's, an INFO GENERATOR line saying where STACK CFI came from, and STACK CFI that
 #     unwinds as the SFrame rows do at every row (sym_cfi_equal --sframe).
 # Then --symbol-dir's layout, refused inputs (one message naming the file, exit status 1), and
-# planted faults the comparisons must catch (a wrong line record, a wrong CFI rule).
+# planted faults the comparisons must catch (a wrong line record, a wrong CFI rule, STACK CFI
+# missing for all or one function of what the DWARF CFI or SFrame rows describe).
 #   tests/breakpad/symbols.sh SFU DUMP_SYMS SYM_CFI_EQUAL WORKDIR QEMU_DIR GTEST_DIR
 # GTEST_DIR is the addr2line suite's work directory (its googletest builds are reused).
 # Prints PASS/FAIL lines and ends "breakpad-symbols: N passed, M failed".
@@ -68,23 +69,27 @@ done
 
 s390=("$qemu"/s390x/*.elf)
 [[ -e ${s390[0]} ]] || fail "s390x kernels" "none under $qemu/s390x"
+direct=0
 if [[ -e ${s390[0]} ]]; then
-  # Why the copy: dump_syms on the big-endian image itself. Should it ever read one, compare directly.
-  ("$dump_syms" -i "${s390[0]}" >/dev/null 2>&1) 2>/dev/null
-  rc=$?
-  if [[ $rc -ge 128 ]]; then
-    pass "s390x: dump_syms dies on a big-endian image (signal $((rc - 128))): it reads a copy with host-order headers"
-    direct=0
-  else
-    pass "s390x: dump_syms reads big-endian images itself now: compared directly"
+  # Why the copy: dump_syms on the big-endian image itself dies of SIGSEGV today, and then the
+  # copy is required. Should it ever read one (exit 0), every s390x comparison is made directly
+  # on the image instead; any other outcome is a failure to look at. A shell of its own, its
+  # stderr discarded, takes the "Segmentation fault" report off the log.
+  rc=$(bash -c '"$1" -i "$2" >/dev/null 2>&1; echo $?' _ "$dump_syms" "${s390[0]}" 2>/dev/null)
+  if [[ $rc == 139 ]]; then
+    pass "s390x: dump_syms dies of SIGSEGV on a big-endian image: it reads a copy with host-order headers"
+  elif [[ $rc == 0 ]]; then
     direct=1
+    echo "NOTE s390x: dump_syms reads big-endian images itself now: every s390x comparison is direct"
+  else
+    fail "s390x: dump_syms -i on a big-endian image" "exit $rc (neither SIGSEGV, as today, nor success)"
   fi
 fi
 for elf in "${s390[@]}"; do
   [[ -e $elf ]] || continue
   n=$(basename "$elf")
   oracle=$elf
-  if [[ ${direct:-0} == 0 ]]; then
+  if [[ $direct == 0 ]]; then
     mkdir -p "$work/s390x"
     oracle=$work/s390x/$n
     python3 "$here/host_order_headers.py" "$elf" "$oracle" || { fail "s390x/$n" "header copy failed"; continue; }
@@ -96,6 +101,8 @@ for elf in "${s390[@]}"; do
   else
     fail "s390x/$n STACK CFI against the DWARF CFI rows" "$out"
   fi
+  mkdir -p "$work/s390x"
+  cp "$work/got.sym" "$work/s390x/$n.sym"
 done
 
 # --- googletest ----------------------------------------------------------------------------------
@@ -140,7 +147,7 @@ for k in x86_64/gas-v1 arm64/gas-v1 s390x/gen-v2; do
   only=$work/sframe-only/$k.elf
   ${objcopy[$arch]} --remove-section .eh_frame "$elf" "$only" 2>/dev/null
   oracle=$only
-  if [[ $arch == s390x && ${direct:-0} == 0 ]]; then
+  if [[ $arch == s390x && $direct == 0 ]]; then
     mkdir -p "$work/sframe-only/s390x-copy"
     oracle=$work/sframe-only/s390x-copy/$(basename "$only")
     python3 "$here/host_order_headers.py" "$only" "$oracle"
@@ -217,18 +224,27 @@ refused "no image" "" 2 "sfu breakpad: give one image"
 # --- planted faults: the comparisons must catch them ----------------------------------------------
 # planted NAME AWK-PROGRAM COMMAND...: the good file changed by the awk program must make COMMAND
 # (given the changed file as its last argument) fail.
+# With PLANTED_SAYS set, COMMAND must also exit 1 and print exactly that line.
 planted() {
-  local name=$1 prog=$2
+  local name=$1 prog=$2 says=${PLANTED_SAYS:-}
   shift 2
   awk "$prog" "$work/good.sym" >"$work/planted.sym"
+  "$@" "$work/planted.sym" >"$work/planted.out" 2>&1
+  local rc=$?
   if cmp -s "$work/good.sym" "$work/planted.sym"; then
     fail "planted: $name" "the change changed nothing"
-  elif "$@" "$work/planted.sym" >"$work/planted.out" 2>&1; then
+  elif [[ $rc == 0 ]]; then
     fail "planted: $name" "not caught: $(head -c 300 "$work/planted.out")"
+  elif [[ -n $says && ($rc != 1 || $(cat "$work/planted.out") != "$says") ]]; then
+    fail "planted: $name" "exit $rc, '$(head -c 300 "$work/planted.out")' (wanted 1, '$says')"
   else
     pass "planted: $name is caught ($(head -c 200 "$work/planted.out"))"
   fi
 }
+# The number of addresses FILE's reference has rows for, as sym_cfi_equal counted them passing.
+compared_in() { sed -n 's/^\([0-9]*\) addresses unwind alike .*/\1/p' "$1"; }
+# The lowest STACK CFI INIT address of symbol file FILE, in hex.
+first_init() { awk '/^STACK CFI INIT /{print $4}' "$1" | while read -r a; do echo $((16#$a)); done | sort -n | head -n 1 | xargs printf '%x'; }
 if [[ -e $elf ]]; then
   "$dump_syms" -d -m "$elf" >"$work/want.sym"
   "$sfu" breakpad "$elf" >"$work/good.sym"
@@ -244,6 +260,33 @@ if [[ -e $work/sframe-only/x86_64.sym ]]; then
   planted "an SFrame-derived RA rule 8 bytes off" \
     '!done && /[.]ra: [.]cfa -8 [+] \^/ {sub(/[.]ra: [.]cfa -8/, ".ra: .cfa -16"); done = 1} {print}' \
     "$cfi_equal" --sframe "$work/sframe-only/x86_64/gas-v1.elf"
+  # Every address the SFrame rows describe must have STACK CFI: none at all is no pass.
+  "$cfi_equal" --sframe "$work/sframe-only/x86_64/gas-v1.elf" "$work/good.sym" >"$work/all.out" 2>&1
+  PLANTED_SAYS="$(compared_in "$work/all.out") addresses the reference has rows for have no STACK CFI (first $(first_init "$work/good.sym")); 0 compared" \
+    planted "every STACK CFI record removed (x86_64 SFrame only)" '!/^STACK /' \
+    "$cfi_equal" --sframe "$work/sframe-only/x86_64/gas-v1.elf"
+fi
+s390_demo=$qemu/s390x/demo.elf
+if [[ -e $work/s390x/demo.elf.sym ]]; then
+  cp "$work/s390x/demo.elf.sym" "$work/good.sym"
+  "$cfi_equal" --cfi "$s390_demo" "$work/good.sym" >"$work/all.out" 2>&1
+  all=$(compared_in "$work/all.out")
+  PLANTED_SAYS="$all addresses the reference has rows for have no STACK CFI (first $(first_init "$work/good.sym")); 0 compared" \
+    planted "every STACK CFI record removed (s390x, against the DWARF CFI rows)" '!/^STACK /' \
+    "$cfi_equal" --cfi "$s390_demo"
+  # One function's entry (its INIT and the STACK CFI lines after it) gone: the rest still compare.
+  planted "one function's STACK CFI removed (s390x, against the DWARF CFI rows)" \
+    '/^STACK CFI INIT / {skip = ++n == 10} /^STACK CFI / && skip {next} {print}' "$cfi_equal" --cfi "$s390_demo"
+  # Nothing to compare on either side is no pass either.
+  grep -v '^STACK ' "$work/good.sym" >"$work/no-stack.sym"
+  out=$("$cfi_equal" "$work/no-stack.sym" "$work/no-stack.sym" 2>&1)
+  rc=$?
+  want="no address compared: the symbol file and the reference describe none in common"
+  if [[ $rc == 1 && $out == "$want" ]]; then
+    pass "sym_cfi_equal with nothing to compare fails ($out)"
+  else
+    fail "sym_cfi_equal with nothing to compare" "exit $rc, '$out' (wanted 1, '$want')"
+  fi
 fi
 
 echo "breakpad-symbols: $passed passed, $failed failed"

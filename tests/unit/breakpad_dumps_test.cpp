@@ -302,10 +302,10 @@ TEST(BreakpadDump, LinuxSignals) {
 struct Captured {
   sfu::test::Area area{8192};
   sfu_crash_view view{};
-  explicit Captured(uint8_t abi) {
+  explicit Captured(uint8_t abi, uint32_t detail = 14, uint64_t fault = 0xdead0) {
     sfu::test::CrashMachine m = sfu::test::crash_machine(abi);
     sfu_walk_config config = m.config();
-    sfu_crash_info info{SFU_CRASH_EXCEPTION, 14, 0xdead0, "fault"};
+    sfu_crash_info info{SFU_CRASH_EXCEPTION, detail, fault, "fault"};
     EXPECT_EQ(sfu_crash_capture(area.data(), area.size(), &info, &m.start, &config), SFU_OK);
     EXPECT_EQ(sfu_crash_open(&view, area.data(), area.size()), SFU_OK);
   }
@@ -351,6 +351,31 @@ TEST(BreakpadDump, FromRecords) {
   Captured arm_be(SFU_ABI_AARCH64_BE);
   EXPECT_FALSE(dump_from_record(arm_be.view, {}, d, error));
   EXPECT_EQ(error, "a big-endian arm64 record: Breakpad's arm64 dumps are little-endian only");
+}
+
+// A SIGILL without a fault address is at the PC, as Linux's si_addr is; a SIGSEGV at 0 stays at 0.
+TEST(BreakpadDump, CrashAddress) {
+  CrashDump d;
+  std::string error;
+  sfu_regs regs;
+  Captured ud(SFU_ABI_AMD64_LE, 6, 0);  // #UD
+  ASSERT_TRUE(dump_from_record(ud.view, {}, d, error)) << error;
+  sfu_crash_get_regs(&ud.view, &regs);
+  ASSERT_NE(regs.pc, 0u);
+  EXPECT_EQ(d.crash_reason, "SIGILL");
+  EXPECT_EQ(d.crash_address, regs.pc);
+  Captured ud_at(SFU_ABI_AMD64_LE, 6, 0x4321);  // a record that gives one keeps it
+  ASSERT_TRUE(dump_from_record(ud_at.view, {}, d, error)) << error;
+  EXPECT_EQ(d.crash_address, 0x4321u);
+  Captured unknown(SFU_ABI_AARCH64_LE, 0, 0);  // ESR class 0: an unknown instruction
+  ASSERT_TRUE(dump_from_record(unknown.view, {}, d, error)) << error;
+  sfu_crash_get_regs(&unknown.view, &regs);
+  EXPECT_EQ(d.crash_reason, "SIGILL");
+  EXPECT_EQ(d.crash_address, regs.pc);
+  Captured null(SFU_ABI_AMD64_LE, 14, 0);  // #PF at 0
+  ASSERT_TRUE(dump_from_record(null.view, {}, d, error)) << error;
+  EXPECT_EQ(d.crash_reason, "SIGSEGV");
+  EXPECT_EQ(d.crash_address, 0u);
 }
 
 }  // namespace

@@ -136,6 +136,10 @@ bool dump_from_record(const sfu_crash_view &view, const std::vector<const ImageI
   out.crash_address = s.fault_address;
   linux_signal(out.cpu, s.reason, s.detail, out.signal, out.signal_code);
   out.crash_reason = linux_signal_name(out.signal);
+  // Linux gives SIGILL the faulting instruction's address as si_addr (x86's #UD, arm64's unknown
+  // instruction), where a record has no fault address: the PC then, frame 0's, as the kernel says it.
+  // A SIGSEGV at 0 stays at 0: address 0 is where a null pointer faults.
+  if (out.signal == kSigIll && out.crash_address == 0) out.crash_address = regs.pc;
   return true;
 }
 

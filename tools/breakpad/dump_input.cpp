@@ -50,7 +50,14 @@ bool read_dump_input(const std::vector<uint8_t> &bytes, const std::string &name,
   std::vector<bool> used(images.size(), false);
   std::string text(bytes.begin(), bytes.end());
   if (looks_like_microdump(text)) {
-    if (!read_microdump(text, name, out.dump, error)) return false;
+    if (!read_microdump(text, name, out.dump, error)) {
+      // The caller's message names the file: "NAME:9: why" becomes "line 9: why", "NAME: why" "why".
+      if (error.compare(0, name.size() + 1, name + ":") == 0) {
+        std::string rest = error.substr(name.size() + 1);
+        error = !rest.empty() && rest[0] == ' ' ? rest.substr(1) : "line " + rest;
+      }
+      return false;
+    }
     out.what = "arm64 microdump (" + name + ")";
     for (const DumpModule &m : out.dump.modules) {
       int k = -1;

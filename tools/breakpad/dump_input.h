@@ -25,7 +25,8 @@ struct DumpInput {
 
 // Reads `bytes` (named `name`): a microdump when it holds one's begin marker, else a crash
 // record. Images are matched to modules by build-id (a microdump's by module id); an image that
-// matches none is refused ("the wrong image?"), as `sfu crash` refuses it.
+// matches none is refused ("the wrong image?"), as `sfu crash` refuses it. Messages leave the
+// file's name to the caller (a microdump's give "line N: " where the line matters).
 bool read_dump_input(const std::vector<uint8_t> &bytes, const std::string &name,
                      const std::vector<crash::CrashImage> &images, DumpInput &out, std::string &error);
 
