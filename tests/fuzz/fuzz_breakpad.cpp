@@ -1,14 +1,18 @@
 // The Breakpad half of the fuzzer (fuzz_sframe.cpp hands over inputs whose first byte has bit 4
-// set and bits 5-7 clear): arbitrary text as a .sym file for the symbol-file reader, or as a
-// microdump for the microdump reader (tools/breakpad/). A refusal must name the input and a line;
+// set and bits 5-7 clear): arbitrary text as a .sym file for the symbol-file reader, as a
+// microdump for the microdump reader, or bytes as a crash record for dump_from_record, what
+// `sfu minidump` writes from (tools/breakpad/). A refusal must name the input and a line;
 // an accepted symbol file must answer lookups and STACK CFI rules at the addresses it describes
 // and drive a whole stack walk (its rules evaluated on a stack made of the input's bytes) to a
 // bounded end; an accepted microdump must walk, and write back to the same registers, stack and
-// modules. Any breach aborts.
+// modules; a record the crash reader opens must become a dump of its registers, stack windows and
+// modules, walk, and be written as a minidump (arm64: a microdump, read back the same). Any
+// breach aborts.
 //
 // Input: one mode byte, then the text (copied into an allocation of exactly its size).
 //   mode bit 0   0: a .sym file, 1: a microdump
 //   mode bit 1   .sym files: walk an arm64 dump (else x86_64)
+//   mode bit 2   a crash record (bit 0 ignored)
 // tests/fuzz/run.sh seeds both from tests/fuzz/breakpad-seeds/.
 #include <stdint.h>
 #include <stdio.h>
@@ -19,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "sfu/crash.h"
+#include "tools/breakpad/dump.h"
 #include "tools/breakpad/microdump.h"
 #include "tools/breakpad/minidump.h"
 #include "tools/breakpad/stackwalk.h"
@@ -143,6 +149,32 @@ void fuzz_microdump(const uint8_t *data, size_t size) {
     die("reason or OS changed", d.crash_reason);
 }
 
+void fuzz_record(const uint8_t *data, size_t size) {
+  sfu_crash_view view;
+  if (sfu_crash_open(&view, data, size) != SFU_OK) return;
+  CrashDump d;
+  std::string error;
+  if (!dump_from_record(view, {}, d, error)) {
+    if (error.empty()) die("record refused without a reason", "");
+    return;
+  }
+  if (d.stacks.size() != view.num_windows || d.modules.size() != view.num_modules) die("record dump shape", "");
+  sfu_regs regs;
+  sfu_crash_get_regs(&view, &regs);
+  if (d.regs.r[dump_pc(d.cpu)] != regs.pc) die("record PC changed", "");
+  if (d.crash_reason.empty()) die("record dump without a crash reason", "");
+  check_walk(d, nullptr);
+  write_minidump(d);
+  if (d.cpu != DumpCpu::kArm64) return;
+  for (const DumpModule &m : d.modules)  // the record's names: a marker in one is read as such
+    if (!plain(m.name) || m.name.find_first_of("\r\n") != std::string::npos) return;
+  CrashDump again;
+  if (!read_microdump(write_microdump(d), "again", again, error)) die("microdump of a record refused", error);
+  for (int i = 0; i < kDumpRegs; i++)
+    if (again.regs.r[i] != d.regs.r[i]) die("record register changed in the microdump", std::to_string(i));
+  if (again.crash_address != d.crash_address) die("record crash address changed in the microdump", "");
+}
+
 }  // namespace
 
 void fuzz_breakpad(const uint8_t *data, size_t size) {
@@ -150,7 +182,9 @@ void fuzz_breakpad(const uint8_t *data, size_t size) {
   uint8_t mode = data[0];
   std::unique_ptr<uint8_t[]> text(new uint8_t[size - 1]);
   if (size > 1) memcpy(text.get(), data + 1, size - 1);
-  if (mode & 1)
+  if (mode & 4)
+    fuzz_record(text.get(), size - 1);
+  else if (mode & 1)
     fuzz_microdump(text.get(), size - 1);
   else
     fuzz_sym(text.get(), size - 1, (mode & 2) ? DumpCpu::kArm64 : DumpCpu::kAmd64);
