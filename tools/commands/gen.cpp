@@ -61,6 +61,8 @@ int run_gen(const Command &self, const Args &args) {
   if (o.has("--no-symbols") && (o.has("--symbols") || only))
     return usage_error(self, "--no-symbols with --symbols or --symbols-only");
   if (only && !version_text.empty()) return usage_error(self, "--symbols-only writes no SFrame table");
+  std::string range_error;
+  if (!symbol_range_syntax(o.value("--symbols-range"), range_error)) return usage_error(self, range_error);
   EncodeOptions enc;
   if (!version_text.empty()) {
     if (version_text != "1" && version_text != "2" && version_text != "3")
