@@ -1,7 +1,8 @@
 // sfu: the host tool. `sfu COMMAND ARGS...`; each command lives in tools/commands/ and is one row
-// of kCommands. Exit status: 0 done, 1 the input was refused (one line on stderr says why),
-// 2 usage error.
+// of kCommands; `sfu COMMAND --help` prints the command's usage. Exit status: 0 done, 1 the input
+// was refused (one line on stderr says why), 2 usage error.
 #include <cstdio>
+#include <string>
 
 #include "tools/commands/commands.h"
 
@@ -54,6 +55,11 @@ int main(int argc, char **argv) {
     fprintf(stderr, "sfu: no such command: %s\n", argv[1]);
     print_overview(stderr);
     return kExitUsage;
+  }
+  // `sfu COMMAND --help` is `sfu help COMMAND`, for every command.
+  if (argc == 3 && std::string(argv[2]) == "--help") {
+    print_usage(stdout, *c);
+    return kExitOk;
   }
   return c->run(*c, Args(argv + 2, argv + argc));
 }

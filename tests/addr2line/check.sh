@@ -6,7 +6,8 @@
 #     and arm64, DWARF 5 and DWARF 4: a deterministic sample of instruction starts (every
 #     STRIDE-th), inline frames included.
 # Then the default mode and the log mode on a kernel's backtrace, line for line against
-# addr2line's own answers. Each comparison is one case; a failure shows the first differing lines.
+# addr2line's own answers. Then tests/addr2line/cli.sh. Each comparison is one case; a failure
+# shows the first differing lines.
 #   tests/addr2line/check.sh SFU WORKDIR QEMU_DIR
 # googletest builds are kept in WORKDIR and rebuilt only when missing or older than this script.
 # Ends "addr2line: N passed, M failed".
@@ -149,5 +150,13 @@ if [[ -e $work/x86_64.log && -e $work/arm64.log ]]; then
 else
   fail "log mode with two images" "no made-up logs from modes.py"
 fi
+
+# The command-line behaviours on a program built here (tests/addr2line/cli.sh).
+while read -r verdict rest; do
+  case $verdict in
+    PASS) pass "$rest" ;;
+    FAIL) fail "${rest%%: *}" "${rest#*: }" ;;
+  esac
+done < <(bash "$(dirname "$0")/cli.sh" "$sfu" "$work/cli" 2>&1 || echo "FAIL cli.sh: exited badly")
 
 finish

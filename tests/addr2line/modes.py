@@ -9,7 +9,8 @@ on all but the last. Log mode: a log made here from the kernel's own call sites 
 source, with and without the device's symbol, CRLF endings, lines that are not frames), and the
 real serial LOG when given, run through `sfu symbolize --image ELF`: non-frame lines come back
 unchanged; each frame line gets "  SYMBOL+0xOFF FILE:LINE" for its PC (the return address minus
-one for table, fp and backchain frames) and one "(inlined by)" line per inlined caller.
+one for table, fp and backchain frames; the symbol as binutils' addr2line and nm give it, never
+sfu's own answer) and one "(inlined by)" line per inlined caller.
 Prints PASS/FAIL lines, one per check.
 """
 import re
@@ -126,11 +127,37 @@ def default_mode(sfu, elf, m, insns):
           and not bad, '; '.join(bad[:3]) or 'exit %d, %d compared' % (out.returncode, compared))
 
 
-def symbols(sfu, elf, pcs):
-    """{pc: 'name+0xoff'} from sfu's first lines (the format the QEMU runner reads)."""
-    out = subprocess.run([sfu, 'symbolize', elf] + ['0x%x' % pc for pc in pcs], capture_output=True, text=True,
+def symbols(elf, m, pcs, work):
+    """{pc: 'name+0xoff'} for the function holding each address, from binutils alone: the name
+    addr2line gives from the symbol table (a copy without DWARF, so its nearest code symbol: a
+    function or an assembly label), the offset from nm's value for that name, and no name ('0x..')
+    past the end of a symbol nm gives a size (the padding after a function belongs to none),
+    demangled by c++filt."""
+    bare = work + '.nodwarf'
+    subprocess.run([PREFIX[m] + 'objcopy', '--strip-debug', elf, bare], check=True)
+    out = subprocess.run([PREFIX[m] + 'nm', '-S', '--defined-only', bare], capture_output=True, text=True,
                          check=True).stdout
-    return {int(l.split(' ', 1)[0], 16): l.split(' ', 1)[1] for l in out.splitlines() if not l.startswith(' ')}
+    extent = {}  # name -> (value, size or None)
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[2] in 'tTwWiI':
+            extent.setdefault(parts[3], (int(parts[0], 16), int(parts[1], 16)))
+        elif len(parts) == 3 and parts[1] in 'tTwWiI':
+            extent.setdefault(parts[2], (int(parts[0], 16), None))
+    names = subprocess.run([PREFIX[m] + 'addr2line', '-f', '-e', bare] + ['0x%x' % pc for pc in pcs],
+                           capture_output=True, text=True, check=True).stdout.splitlines()[0::2]
+    # Log mode is for people: C++ names demangled, as c++filt spells them.
+    shown = dict(zip(sorted(set(names)), subprocess.run(
+        [PREFIX[m] + 'c++filt'], input='\n'.join(sorted(set(names))) + '\n', capture_output=True, text=True,
+        check=True).stdout.splitlines()))
+    got = {}
+    for pc, name in zip(pcs, names):
+        start, size = extent.get(name, (None, None))
+        if start is None or pc < start or (size is not None and size and pc >= start + size):
+            got[pc] = '0x%x' % pc
+        else:
+            got[pc] = shown[name] + ('+0x%x' % (pc - start) if pc != start else '')
+    return got
 
 
 def expected_annotation(levels, sym):
@@ -206,7 +233,7 @@ def run_log_check(name, sfu, elf, m, log, prime):
     # The symbol of the lookup address with the offset of the PC itself.
     at_lookup = {}
     for i in range(0, len(lookups), 2000):
-        at_lookup.update(symbols(sfu, elf, lookups[i:i + 2000]))
+        at_lookup.update(symbols(elf, m, lookups[i:i + 2000], WORK))
     syms = {}
     for pc, q in frames.values():
         sym = at_lookup[q]
@@ -245,8 +272,13 @@ def run_log_check(name, sfu, elf, m, log, prime):
           '; '.join(bad[:3]) or 'exit %d, %d frames annotated' % (out.returncode, annotated))
 
 
+WORK = '/tmp/modes'
+
+
 def main():
+    global WORK
     sfu, elf = sys.argv[1], sys.argv[2]
+    WORK = sys.argv[4] if len(sys.argv) > 4 else elf
     real_log = sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] else None
     m = machine(elf)
     insns = instructions(elf, m)

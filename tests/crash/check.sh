@@ -123,6 +123,14 @@ expect "an image without a build-id" 1 "no GNU build-id note" -- "$record" --ima
 objcopy --strip-debug "$program" "$work/no-dwarf"
 expect "an image without DWARF" 1 "no DWARF debug information for file:line" -- "$record" --image "$work/no-dwarf"
 expect "an image without DWARF, --no-lines" 0 "image  handle_irq+0x" -- "$record" --image "$work/no-dwarf" --no-lines
+# One build-id, several images: the one with DWARF gives names and lines, whatever the order; the
+# stripped one's .sframe serves the walk when the debug copy has none.
+objcopy --only-keep-debug "$program" "$work/debug-only"
+expect "stripped image first, then the full one" 0 "drain_queue at " -- "$record" --image "$work/no-dwarf" --image "$program"
+expect "the full image first, then the stripped one" 0 "<- $program" -- "$record" --image "$program" --image "$work/no-dwarf"
+expect "the same image twice" 0 "every frame the host could walk equals the device's" -- "$record" --image "$program" --image "$program"
+expect "a stripped image and its debug copy: lines" 0 "drain_queue at " -- "$record" --image "$work/no-dwarf" --image "$work/debug-only"
+expect "a stripped image and its debug copy: the walk" 0 "with the tables of .sframe, gives" -- "$record" --image "$work/debug-only" --image "$work/no-dwarf"
 expect "no image given" 2 "give the image of each module with --image" -- "$record"
 
 # A stack word the host reads differently from the device: the frame is named, exit status 3.
@@ -143,6 +151,38 @@ b[12:16] = zlib.crc32(bytes(b[16:length])).to_bytes(4, 'little')
 open(path, 'wb').write(bytes(b))
 EOF
 expect "a re-unwind that differs" 3 "differs: frame 2: device pc 0x$ra sp 0x$sp [table], host pc 0x$(printf %x $((0x$ra + 1)))" -- "$work/differs.bin" --image "$program"
+
+# A module whose table the host's walker refuses: refused (1), the trace still printed.
+cp "$program" "$work/bad-table"
+python3 - "$work/bad-table" <<'EOF2'
+import subprocess, sys
+path = sys.argv[1]
+out = subprocess.run(['readelf', '-SW', path], capture_output=True, text=True, check=True).stdout
+off = next(int(l.split()[l.split().index('.sframe') + 3], 16) for l in out.splitlines() if ' .sframe ' in l)
+b = bytearray(open(path, 'rb').read())
+b[off:off + 2] = b'\x11\x11'  # not the SFrame magic
+open(path, 'wb').write(bytes(b))
+EOF2
+expect "a table the walker refuses" 1 "re-unwind: module 0 (image): its image's table is refused: bad-magic" -- "$record" --image "$work/bad-table"
+expect "a table the walker refuses: the trace is printed" 1 "image  handle_irq+0x" -- "$record" --image "$work/bad-table"
+
+# sfu gen warns (stderr, exit 0) when the area lies in a PT_LOAD with file contents: this host
+# program's .sfu_crash follows .bss inside the data segment. Moved past every segment, or absent,
+# it is not mentioned.
+gen_warning() {
+  local err rc
+  err=$("$sfu" gen "$1" --print-size --symbols-only 2>&1 >/dev/null)
+  rc=$?
+  echo "$rc $err"
+}
+seg=$(readelf -lW "$program" | awk '/^  Type/ { on = 1; next } on && /^  [A-Z]/ { if ($1 == "LOAD") last = n; n++ } END { print last }')
+want="0 sfu gen: $program: warning: .sfu_crash lies in loadable segment $seg (PT_LOAD with file contents): a loader writes that memory, so a crash record there does not survive a reset; keep it out of every segment (linker/sfunwind-crash.ld's :NONE)"
+if [[ $(gen_warning "$program") == "$want" ]]; then ok "gen warns: the area in a loaded segment"; else bad "gen warns: the area in a loaded segment: $(gen_warning "$program")"; fi
+objcopy --change-section-address .sfu_crash+0x10000000 "$program" "$work/area-moved" 2>/dev/null
+objcopy --remove-section .sfu_crash "$program" "$work/no-area"
+for f in area-moved no-area; do
+  if [[ $(gen_warning "$work/$f") == "0 " ]]; then ok "gen: no warning ($f)"; else bad "gen: no warning ($f): $(gen_warning "$work/$f")"; fi
+done
 
 echo "crash: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -29,10 +29,7 @@ ElfImage load_elf(const std::string &name) {
 }
 
 uint64_t symbol(const ElfImage &image, const std::string &name) {
-  std::vector<SymtabEntry> symbols;
-  std::string error;
-  EXPECT_TRUE(read_symbol_table(image, symbols, error)) << error;
-  for (const SymtabEntry &s : symbols)
+  for (const ElfSymbol &s : image.symbols)
     if (s.name == name) return s.value;
   ADD_FAILURE() << "no symbol " << name;
   return 0;

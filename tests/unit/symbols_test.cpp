@@ -14,6 +14,7 @@
 #include "support/fake_machine.h"
 #include "support/symbols_builder.h"
 #include "symbols/format.h"
+#include "tools/elf/functions.h"
 #include "tools/symbols/encode.h"
 #include "tools/symbols/read.h"
 #include "tools/symbols/select.h"
@@ -521,22 +522,23 @@ TEST(SymbolsSelect, FunctionsLabelsAliasesAndSizes) {
   img.sections[1] = {".text", 1, kShtProgbits, kShfAlloc | kShfExecinstr, 0x1000, 0, 0x100, 0};
   img.sections[2] = {".rodata", 2, kShtProgbits, kShfAlloc, 0x2000, 0, 0x100, 0};
   img.symbols = {
-      sym("_stext", 0x1000, 0, kSttNotype),      // alias of _start: a label loses to a function
-      sym("_start", 0x1000, 0x10, kSttFunc),
-      sym("$x", 0x1000, 0, kSttNotype, 0),       // arm64 mapping symbol
-      sym(".Lloop", 0x1004, 0, kSttNotype, 0),   // local label
-      sym("inside", 0x1008, 0, kSttNotype),      // a label inside _start: left out
-      sym("local_fn", 0x1010, 0x10, kSttFunc, 0),
-      sym("weak_fn", 0x1010, 0x10, kSttFunc, 2),  // alias: global before weak before local
-      sym("glob_fn", 0x1010, 0x10, kSttFunc, 1),
-      sym("asm_entry", 0x1020, 0, kSttNotype),   // no size: up to the next symbol
-      sym("long_fn", 0x1040, 0x30, kSttFunc),    // its size runs into the next: cut
-      sym("next_fn", 0x1060, 0, kSttFunc),       // no size, last: up to the section's end
-      sym("_etext", 0x1100, 0, kSttNotype),      // at the end of .text: nothing to name
-      sym("table", 0x2000, 0x10, kSttFunc, 1, 2),  // not executable
-      sym("abs", 0x1030, 0, kSttNotype, 1, 0xfff1),  // absolute
-      sym("undef", 0, 0, kSttFunc, 1, 0),
+      sym("_stext", 0x1000, 0, kSymNotype),      // alias of _start: a label loses to a function
+      sym("_start", 0x1000, 0x10, kSymFunc),
+      sym("$x", 0x1000, 0, kSymNotype, 0),       // arm64 mapping symbol
+      sym(".Lloop", 0x1004, 0, kSymNotype, 0),   // local label
+      sym("inside", 0x1008, 0, kSymNotype),      // a label inside _start: left out
+      sym("local_fn", 0x1010, 0x10, kSymFunc, 0),
+      sym("weak_fn", 0x1010, 0x10, kSymFunc, 2),  // alias: global before weak before local
+      sym("glob_fn", 0x1010, 0x10, kSymFunc, 1),
+      sym("asm_entry", 0x1020, 0, kSymNotype),   // no size: up to the next symbol
+      sym("long_fn", 0x1040, 0x30, kSymFunc),    // its size runs into the next: cut
+      sym("next_fn", 0x1060, 0, kSymFunc),       // no size, last: up to the section's end
+      sym("_etext", 0x1100, 0, kSymNotype),      // at the end of .text: nothing to name
+      sym("table", 0x2000, 0x10, kSymFunc, 1, 2),  // not executable
+      sym("abs", 0x1030, 0, kSymNotype, 1, 0xfff1),  // absolute
+      sym("undef", 0, 0, kSymFunc, 1, 0),
   };
+  img.functions = image_functions(img);
   SymbolRange all;
   std::string error;
   ASSERT_TRUE(symbol_range(img, "all", all, error));

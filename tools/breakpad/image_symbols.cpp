@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "tools/dwarf/source.h"
+#include "tools/elf/functions.h"
 
 namespace sfu::tools::breakpad {
 namespace {
@@ -54,10 +55,7 @@ ImageSymbols::ImageSymbols(const crash::CrashImage &image, uint64_t base) : imag
 SymbolAt ImageSymbols::lookup(uint64_t address) const {
   SymbolAt out;
   uint64_t at = base_ + address;
-  const std::vector<ElfSymbol> &fns = image_.elf.functions;
-  auto it = std::upper_bound(fns.begin(), fns.end(), at, [](uint64_t a, const ElfSymbol &s) { return a < s.value; });
-  const ElfSymbol *sym = nullptr;
-  if (it != fns.begin() && (at - std::prev(it)->value < std::max<uint64_t>(std::prev(it)->size, 1))) sym = &*std::prev(it);
+  const ImageFunction *sym = function_at(image_.elf, at);
   std::vector<dwarf::SourceFrame> frames;
   if (image_.source.has_debug_info()) frames = image_.source.frames_at(at);
   std::string name = !frames.empty() && frames.back().function != "??" ? frames.back().function
@@ -66,7 +64,7 @@ SymbolAt ImageSymbols::lookup(uint64_t address) const {
   if (name.empty()) return out;
   out.has_function = true;
   out.function = dwarf::demangle(name);
-  out.function_base = sym ? sym->value - base_ : address;
+  out.function_base = sym ? sym->start - base_ : address;
   out.line_base = out.function_base;
   if (frames.empty()) return out;
   auto file = [](const std::string &f) { return f == "??" ? std::string() : f; };

@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "tools/text/bytes.h"
+
 namespace sfu::tools::breakpad {
 namespace {
 
@@ -25,9 +27,7 @@ class Bytes {
     return at;
   }
   void align() { b_.resize((b_.size() + 7) & ~size_t(7), 0); }
-  void put(size_t at, uint64_t v, unsigned n) {
-    for (unsigned i = 0; i < n; i++) b_[at + i] = uint8_t(v >> (8 * i));
-  }
+  void put(size_t at, uint64_t v, unsigned n) { put_bytes(b_, at, v, n, false); }
   void u16(size_t at, uint16_t v) { put(at, v, 2); }
   void u32(size_t at, uint32_t v) { put(at, v, 4); }
   void u64(size_t at, uint64_t v) { put(at, v, 8); }

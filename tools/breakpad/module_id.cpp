@@ -9,7 +9,6 @@
 namespace sfu::tools::breakpad {
 namespace {
 
-constexpr uint32_t kShtNote = 7, kShtDynamic = 6, kShtStrtab = 3;
 constexpr uint64_t kDtSoname = 14;
 constexpr size_t kGuidSize = 16, kTextHashBytes = 4096;
 

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "tools/text/format.h"
+
 namespace sfu::tools::breakpad {
 namespace {
 
@@ -13,12 +15,6 @@ struct Entry {
   uint64_t value = 0;
   std::string name;
 };
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 class Evaluator {
  public:

@@ -3,6 +3,8 @@
 
 #include <cstdio>
 
+#include "tools/text/format.h"
+
 namespace sfu::tools::breakpad {
 namespace {
 
@@ -18,12 +20,6 @@ const char *const kArm64Names[] = {"x0",  "x1",  "x2",  "x3",  "x4",  "x5",  "x6
 
 bool valid(const DumpRegisters &r, int i) { return (r.valid >> i) & 1; }
 uint64_t bit(int i) { return uint64_t(1) << i; }
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 // The dump's first stack, read little-endian.
 class StackMemory : public Memory {

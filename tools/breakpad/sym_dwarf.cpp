@@ -158,9 +158,7 @@ class Converter {
 
   // PUBLIC: STT_FUNC symbols defined somewhere, in table order.
   bool publics() {
-    std::vector<SymtabEntry> syms;
-    if (!read_symbol_table(image_, syms, error_)) return false;
-    for (const SymtabEntry &s : syms) {
+    for (const ElfSymbol &s : image_.symbols) {
       if (s.type != kSymFunc || s.shndx == 0) continue;
       SymPublic p;
       p.address = s.value;

@@ -51,23 +51,6 @@ bool parse_options(const Command &self, const Args &args, const std::set<std::st
   return true;
 }
 
-bool parse_address(const std::string &s, uint64_t &out) {
-  bool is_hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-  const char *digits = s.c_str() + (is_hex ? 2 : 0);
-  // strtoull would accept a sign or leading blanks: only digits may follow.
-  if (*digits == '\0' || !std::isxdigit(static_cast<unsigned char>(*digits))) return false;
-  errno = 0;
-  char *end;
-  out = std::strtoull(digits, &end, is_hex ? 16 : 10);
-  return errno == 0 && *end == '\0';
-}
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
-  return buf;
-}
-
 bool load_image(const std::string &path, ElfImage &image, std::string &error) {
   std::vector<uint8_t> file;
   return read_file(path, file, error) && elf_parse(std::move(file), image, error);

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "tools/elf/elf_file.h"
+#include "tools/elf/functions.h"
+#include "tools/text/format.h"
 
 namespace sfu::tools::cli {
 
@@ -51,11 +53,7 @@ struct Options {
 bool parse_options(const Command &self, const Args &args, const std::set<std::string> &flags,
                    const std::set<std::string> &with_value, Options &o);
 
-// An address: hex with 0x, or decimal. The whole string must be the number.
-bool parse_address(const std::string &s, uint64_t &out);
-
-// "0x1f": lowercase hex, no padding.
-std::string hex(uint64_t v);
+// Addresses and hex: parse_address and hex of tools/text/format.h (namespace sfu::tools).
 
 // Reads and parses an ELF image.
 bool load_image(const std::string &path, ElfImage &image, std::string &error);

@@ -6,8 +6,8 @@
 namespace sfu::tools::cli {
 namespace {
 
-// Exit status beyond cli.h's: decoded, but the host's walk disagrees with the device's (or could
-// not be done).
+// Exit status beyond cli.h's: decoded, but the host's walk disagrees with the device's. (A table
+// the host refuses, so that it cannot walk, is a refusal: kExitFailed.)
 constexpr int kExitDiffers = 3;
 
 int run_crash(const Command &self, const Args &args) {
@@ -44,13 +44,16 @@ int run_crash(const Command &self, const Args &args) {
     crash::RecordReport r;
     crash::report_record(found[i], images, options, r);
     std::string which = found.size() > 1 ? "record " + std::to_string(i + 1) + " of " + std::to_string(found.size()) + ": " : "";
+    if (!r.text.empty()) {  // decoded, perhaps refused afterwards (a module's table): the trace stands
+      if (i > 0) printf("\n");
+      fputs(r.text.c_str(), stdout);
+      fflush(stdout);
+    }
     if (!r.error.empty()) {
       refused(self, found[i].where, which + r.error);
       status = kExitFailed;
       continue;
     }
-    if (i > 0) printf("\n");
-    fputs(r.text.c_str(), stdout);
     if (!save.empty() && !write_file(save, found[i].bytes, error)) return refused(self, save, error);
     for (size_t k = 0; k < used.size(); k++) used[k] = used[k] || r.used[k];
     if (r.differs && status == kExitOk) status = kExitDiffers;

@@ -37,6 +37,31 @@ bool build_symbols(const ElfImage &image, const std::string &range_spec, Symbols
   return encode_symbols(functions, opt, plan.table, plan.stats, error);
 }
 
+// The crash-record area (linker/sfunwind-crash.ld) inside a PT_LOAD segment: a loader writes the
+// segment's memory (file bytes, zeroes past them), so a record kept there does not survive. The
+// segment's index, or -1. Program headers outside the file are not looked at.
+int crash_area_segment(const ElfImage &image) {
+  const ElfSectionHeader *area = image.section(".sfu_crash");
+  if (!area || area->size == 0) return -1;
+  const std::vector<uint8_t> &f = image.file;
+  auto get = [&](uint64_t off, unsigned n) {
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++) v = (v << 8) | f[off + (image.big_endian ? i : n - 1 - i)];
+    return v;
+  };
+  constexpr uint32_t kPtLoad = 1;
+  if (f.size() < 64) return -1;
+  uint64_t phoff = get(32, 8), entsize = get(54, 2), count = get(56, 2);
+  if (entsize < 56 || phoff > f.size() || count > (f.size() - phoff) / entsize) return -1;
+  for (uint64_t i = 0; i < count; i++) {
+    uint64_t at = phoff + i * entsize;
+    uint64_t vaddr = get(at + 16, 8), filesz = get(at + 32, 8), memsz = get(at + 40, 8);
+    if (get(at, 4) != kPtLoad || filesz == 0) continue;
+    if (area->addr < vaddr + memsz && vaddr < area->addr + area->size) return int(i);
+  }
+  return -1;
+}
+
 std::string symbols_summary(const SymbolsPlan &p) {
   char buf[256];
   snprintf(buf, sizeof buf, "symbols: %zu functions in %s, %zu bytes, names %.3f of raw (%s)", p.stats.functions,
@@ -61,6 +86,8 @@ int run_gen(const Command &self, const Args &args) {
   if (o.has("--no-symbols") && (o.has("--symbols") || only))
     return usage_error(self, "--no-symbols with --symbols or --symbols-only");
   if (only && !version_text.empty()) return usage_error(self, "--symbols-only writes no SFrame table");
+  std::string range_error;
+  if (!symbol_range_syntax(o.value("--symbols-range"), range_error)) return usage_error(self, range_error);
   EncodeOptions enc;
   if (!version_text.empty()) {
     if (version_text != "1" && version_text != "2" && version_text != "3")
@@ -73,6 +100,10 @@ int run_gen(const Command &self, const Args &args) {
   if (!load_image(in_path, image, error)) return refused(self, in_path, error);
   enc.abi = image_abi(image);
   if (enc.abi == 0) return refused(self, in_path, "not an x86_64, aarch64 or s390x image");
+  if (int seg = crash_area_segment(image); seg >= 0)
+    fprintf(stderr, "sfu gen: %s: warning: .sfu_crash lies in loadable segment %d (PT_LOAD with file contents): a "
+            "loader writes that memory, so a crash record there does not survive a reset; keep it out of every "
+            "segment (linker/sfunwind-crash.ld's :NONE)\n", in_path.c_str(), seg);
 
   // Symbols: asked for, or on by default where the image reserves room for them.
   SymbolsPlan sym;

@@ -17,16 +17,21 @@ namespace {
 using dwarf::SourceFrame;
 using dwarf::SourceImage;
 
-constexpr uint64_t kShfExecInstr = 4;
 constexpr const char *kIndent = "    ";
 constexpr const char *kInlinedIndent = "        ";
 
-bool load(const Command &self, const std::string &path, ElfImage &image, SourceImage &source, int &status) {
+// Loads an image and its DWARF. With `note`, an image without DWARF is said once on stderr (its
+// addresses get names but no source lines); addr2line's mode stays silent, as addr2line is.
+bool load(const Command &self, const std::string &path, ElfImage &image, SourceImage &source, int &status,
+          bool note = true) {
   std::string error;
   if (!load_image(path, image, error) || !source.load(image, error)) {
     status = refused(self, path, error);
     return false;
   }
+  if (note && !source.has_debug_info())
+    fprintf(stderr, "sfu %s: %s: note: no DWARF debug information (.debug_info): names only, no source lines\n",
+            self.name, path.c_str());
   return true;
 }
 
@@ -38,18 +43,27 @@ bool parse_hex(const std::string &s, uint64_t &out) {
 
 std::string name_of(const SourceFrame &f, bool demangle) { return demangle ? dwarf::demangle(f.function) : f.function; }
 
+// "name+0xOFF" for pc, from the function holding `lookup` (functions.h: the host's one lookup,
+// the names the device's table holds); "name" alone at offset 0; "" when no function holds it.
+std::string function_text(const ElfImage &image, uint64_t lookup, uint64_t pc, bool demangle) {
+  const ImageFunction *f = function_at(image, lookup);
+  if (!f) return "";
+  std::string name = demangle ? dwarf::demangle(f->name) : f->name;
+  return pc == f->start ? name : name + "+" + hex(pc - f->start);
+}
+
 // `files` is an image and its addresses, read by `parse`: the image loaded, the addresses in
 // `addrs`. False with the status to exit with (a usage error, or the image refused).
 bool image_and_addresses(const Command &self, const std::vector<std::string> &files,
                          bool (*parse)(const std::string &, uint64_t &), ElfImage &image, SourceImage &source,
-                         std::vector<uint64_t> &addrs, int &status) {
+                         std::vector<uint64_t> &addrs, int &status, bool note) {
   if (files.size() < 2) return status = usage_error(self, "give an image and at least one address"), false;
   for (size_t i = 1; i < files.size(); i++) {
     uint64_t a;
     if (!parse(files[i], a)) return status = usage_error(self, "not an address: " + files[i]), false;
     addrs.push_back(a);
   }
-  return load(self, files[0], image, source, status);
+  return load(self, files[0], image, source, status, note);
 }
 
 int run_addr2line(const Command &self, const std::vector<std::string> &files, bool demangle) {
@@ -57,7 +71,7 @@ int run_addr2line(const Command &self, const std::vector<std::string> &files, bo
   SourceImage source;
   std::vector<uint64_t> addrs;
   int status;
-  if (!image_and_addresses(self, files, parse_hex, image, source, addrs, status)) return status;
+  if (!image_and_addresses(self, files, parse_hex, image, source, addrs, status, false)) return status;
   dwarf::Addr2line a2l(source);
   for (uint64_t a : addrs) fputs(a2l.lookup(a, demangle).c_str(), stdout);
   return kExitOk;
@@ -68,9 +82,10 @@ int run_default(const Command &self, const std::vector<std::string> &files, bool
   SourceImage source;
   std::vector<uint64_t> addrs;
   int status;
-  if (!image_and_addresses(self, files, parse_address, image, source, addrs, status)) return status;
+  if (!image_and_addresses(self, files, parse_address, image, source, addrs, status, true)) return status;
   for (uint64_t addr : addrs) {
-    printf("%s %s\n", hex(addr).c_str(), symbolize(image, addr).c_str());
+    std::string fn = function_text(image, addr, addr, demangle);
+    printf("%s %s\n", hex(addr).c_str(), fn.empty() ? hex(addr).c_str() : fn.c_str());
     for (const SourceFrame &f : source.frames_at(addr))
       printf("%s%s at %s:%u%s\n", kIndent, name_of(f, demangle).c_str(), f.file.c_str(), f.line,
              f.inlined ? " (inlined)" : "");
@@ -84,7 +99,7 @@ struct LogImage {
   SourceImage source;
   bool holds(uint64_t pc) const {
     for (const ElfSectionHeader &s : elf.sections)
-      if ((s.flags & kShfAlloc) && (s.flags & kShfExecInstr) && pc >= s.addr && pc - s.addr < s.size) return true;
+      if ((s.flags & kShfAlloc) && (s.flags & kShfExecinstr) && pc >= s.addr && pc - s.addr < s.size) return true;
     return false;
   }
 };
@@ -96,13 +111,8 @@ std::string annotate(const LogImage &img, uint64_t pc, bool return_address, bool
   // The function of the lookup address (a call that never returns can end its caller), the
   // offset of the PC itself: as the device prints it, and Linux's %pB.
   uint64_t lookup = return_address ? pc - 1 : pc;
-  std::string sym = symbolize(img.elf, lookup);
-  std::string out;
-  if (sym.compare(0, 2, "0x") != 0) {
-    size_t plus = sym.rfind("+0x");
-    uint64_t off = plus == std::string::npos ? 0 : std::strtoull(sym.c_str() + plus + 3, nullptr, 16);
-    out = "  " + sym.substr(0, plus) + (off + (pc - lookup) ? "+" + hex(off + (pc - lookup)) : "");
-  }
+  std::string sym = function_text(img.elf, lookup, pc, demangle);
+  std::string out = sym.empty() ? "" : "  " + sym;
   std::vector<SourceFrame> frames = img.source.frames_at(lookup);
   if (frames.empty()) return out;
   out += (out.empty() ? "  " : " ") + frames[0].file + ":" + std::to_string(frames[0].line);
@@ -127,16 +137,18 @@ int run_log(const Command &self, const std::vector<std::string> &images, const s
     if (!file) return refused(self, files[0], std::string("cannot open: ") + std::strerror(errno));
   }
   std::istream &in = files.empty() ? std::cin : file;
-  // A frame line of include/sfu/print.h, perhaps with the device's own "name+0xoff/0xsize".
+  // A frame line of include/sfu/print.h, perhaps with the device's own "name+0xoff/0xsize", after
+  // whatever the console put before it (a timestamp "[    1.234567] ", the crash print's
+  // "sfu-crash: "): the frame starts at a "#" that begins the line or follows a blank.
   static const std::regex frame(
-      R"(^\s*#[0-9]+ +(\? +)?0x([0-9a-fA-F]+)  sp 0x[0-9a-fA-F]+  [a-z]+ +\[([a-z]+)\] +\S+(  \S+)?\s*$)");
+      R"((?:^|\s)#[0-9]+ +(\? +)?0x([0-9a-fA-F]+)  sp 0x[0-9a-fA-F]+  [a-z]+ +\[([a-z]+)\] +\S+(  \S+)?\s*$)");
   std::string line;
   std::smatch m;
   while (std::getline(in, line)) {
     bool cr = !line.empty() && line.back() == '\r';
     std::string text = cr ? line.substr(0, line.size() - 1) : line;
     std::string extra;
-    if (std::regex_match(text, m, frame)) {
+    if (std::regex_search(text, m, frame)) {
       uint64_t pc = std::strtoull(m[2].str().c_str(), nullptr, 16);
       std::string source = m[3].str();
       bool ret = source == "table" || source == "fp" || source == "backchain";

@@ -7,19 +7,22 @@ namespace sfu::tools::cli {
 namespace {
 
 int run_symbols(const Command &self, const Args &args) {
-  if (args.empty()) return usage_error(self, "give an image");
+  Options o;
+  if (!parse_options(self, args, {}, {}, o)) return kExitUsage;
+  if (o.files.empty()) return usage_error(self, "give an image");
+  const std::vector<std::string> &files = o.files;
   std::vector<uint64_t> addrs;
-  for (size_t i = 1; i < args.size(); i++) {
+  for (size_t i = 1; i < files.size(); i++) {
     uint64_t a;
-    if (!parse_address(args[i], a)) return usage_error(self, "not an address: " + args[i]);
+    if (!parse_address(files[i], a)) return usage_error(self, "not an address: " + files[i]);
     addrs.push_back(a);
   }
   ElfImage image;
   ElfSection section;
   sfu_symbols view;
   std::string error;
-  if (!load_image(args[0], image, error) || !open_symbols(image, section, view, error))
-    return refused(self, args[0], error);
+  if (!load_image(files[0], image, error) || !open_symbols(image, section, view, error))
+    return refused(self, files[0], error);
   if (!addrs.empty()) {
     for (uint64_t a : addrs) printf("%s %s\n", hex(a).c_str(), symbol_at(view, a, a).c_str());
     return kExitOk;
@@ -30,7 +33,7 @@ int run_symbols(const Command &self, const Args &args) {
          s.raw_name_bytes ? double(s.name_bytes) / double(s.raw_name_bytes) : 0.0, hex(section.addr).c_str());
   for (uint32_t i = 0; i < view.num_symbols; i++) {
     sfu_symbol sym;
-    if (sfu_symbols_entry(&view, i, &sym) != SFU_OK) return refused(self, args[0], "entry unreadable");
+    if (sfu_symbols_entry(&view, i, &sym) != SFU_OK) return refused(self, files[0], "entry unreadable");
     printf("0x%016llx 0x%-6llx %s\n", (unsigned long long)sym.start, (unsigned long long)sym.size,
            symbol_name(view, sym).c_str());
   }

@@ -9,28 +9,12 @@
 #include "sfu/print.h"
 #include "sfu/symbols.h"
 #include "tools/dwarf/image_cfi.h"
+#include "tools/elf/functions.h"
 #include "tools/sframe/gen.h"
+#include "tools/text/format.h"
 
 namespace sfu::tools::crash {
 namespace {
-
-constexpr uint32_t kShtNote = 7;
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
-  return buf;
-}
-
-std::string hex_bytes(const uint8_t *p, size_t n) {
-  std::string s;
-  char buf[4];
-  for (size_t i = 0; i < n; i++) {
-    snprintf(buf, sizeof buf, "%02x", p[i]);
-    s += buf;
-  }
-  return s;
-}
 
 // A register's name by DWARF number, as the architecture's assembler spells it.
 std::string reg_name(uint8_t abi, uint32_t n) {
@@ -84,15 +68,6 @@ void read_table(CrashImage &img) {
   img.table_from = "CFI";
 }
 
-// The function covering addr: the last one starting at or before it, if addr is inside.
-const ElfSymbol *function_at(const ElfImage &elf, uint64_t addr) {
-  auto it = std::upper_bound(elf.functions.begin(), elf.functions.end(), addr,
-                             [](uint64_t a, const ElfSymbol &s) { return a < s.value; });
-  if (it == elf.functions.begin()) return nullptr;
-  const ElfSymbol &s = *(it - 1);
-  return addr < s.value + std::max<uint64_t>(s.size, 1) ? &s : nullptr;
-}
-
 // The device's frame line (sfu_print_frame), for a frame whose module is named `name`.
 std::string device_line(sfu_frame f, const char *name, bool in_module, uint32_t index) {
   std::string out;
@@ -109,13 +84,22 @@ std::string device_line(sfu_frame f, const char *name, bool in_module, uint32_t 
 }
 
 struct Matched {
-  std::vector<int> image;  // per record module: index into images, or -1
+  std::vector<int> image;        // per record module: index into images for names and lines, or -1
+  std::vector<int> table_image;  // per record module: the image whose table the re-walk uses, or -1
   std::vector<bool> holds_frames;
 };
 
+// Of several images with the module's build-id (a stripped image and its debug copy, or one file
+// given twice), the one with DWARF, then the one with function symbols, then the first given.
+int rank(const CrashImage &img) {
+  const ElfSectionHeader *info = img.elf.section(".debug_info");
+  return (info && info->type != kShtNobits && info->size ? 2 : 0) + (img.elf.functions.empty() ? 0 : 1);
+}
+
 bool match_modules(const sfu_crash_view &v, const std::vector<CrashImage> &images, const ReportOptions &options,
-                   Matched &m, std::string &error) {
+                   Matched &m, std::vector<bool> &used, std::string &error) {
   m.image.assign(v.num_modules, -1);
+  m.table_image.assign(v.num_modules, -1);
   m.holds_frames.assign(v.num_modules, false);
   for (uint32_t i = 0; i < v.num_frames; i++) {
     sfu_frame f;
@@ -126,11 +110,16 @@ bool match_modules(const sfu_crash_view &v, const std::vector<CrashImage> &image
     sfu_crash_module rm;
     sfu_crash_get_module(&v, i, &rm);
     std::string which = "module " + std::to_string(i) + " (" + (rm.name[0] ? rm.name : "unnamed") + ")";
-    for (size_t k = 0; k < images.size() && m.image[i] < 0; k++)
-      if (rm.build_id_size && images[k].build_id == std::vector<uint8_t>(rm.build_id, rm.build_id + rm.build_id_size))
-        m.image[i] = int(k);
+    for (size_t k = 0; k < images.size(); k++) {
+      if (!rm.build_id_size || images[k].build_id != std::vector<uint8_t>(rm.build_id, rm.build_id + rm.build_id_size))
+        continue;
+      used[k] = true;
+      if (m.image[i] < 0 || rank(images[k]) > rank(images[m.image[i]])) m.image[i] = int(k);
+      if (m.table_image[i] < 0 && images[k].has_table) m.table_image[i] = int(k);
+    }
     if (m.image[i] >= 0) {
       const CrashImage &img = images[m.image[i]];
+      if (img.has_table) m.table_image[i] = m.image[i];  // the image named; another only when it has none
       if (img.abi != v.abi)
         return (error = img.path + " has " + which + "'s build-id but is built for " + sfu_abi_name(img.abi) +
                         ", the record for " + sfu_abi_name(v.abi), false);
@@ -189,8 +178,8 @@ void trace(const sfu_crash_view &v, const sfu_crash_summary &s, const std::vecto
     if (index >= 0 && m.image[index] >= 0) {
       const CrashImage &img = images[m.image[index]];
       uint64_t lookup = sfu_frame_lookup_pc(&f);
-      if (const ElfSymbol *fn = function_at(img.elf, lookup))
-        line += "  " + dwarf::demangle(fn->name) + "+" + hex(f.pc - fn->value);
+      if (const ImageFunction *fn = function_at(img.elf, lookup))
+        line += "  " + dwarf::demangle(fn->name) + "+" + hex(f.pc - fn->start);
       if (options.lines) sources = img.source.frames_at(lookup);
     }
     t += line + "\n";
@@ -212,16 +201,15 @@ void compare_walks(const sfu_crash_view &v, const std::vector<CrashImage> &image
   std::vector<const ModuleTable *> tables(v.num_modules, nullptr);
   std::string from;
   for (uint32_t i = 0; i < v.num_modules; i++) {
-    if (m.image[i] < 0 || !images[m.image[i]].has_table) continue;
-    tables[i] = &images[m.image[i]].table;
-    if (from.find(images[m.image[i]].table_from) == std::string::npos)
-      from += (from.empty() ? "" : ", ") + images[m.image[i]].table_from;
+    if (m.table_image[i] < 0) continue;
+    const CrashImage &img = images[m.table_image[i]];
+    tables[i] = &img.table;
+    if (from.find(img.table_from) == std::string::npos) from += (from.empty() ? "" : ", ") + img.table_from;
   }
   Reunwound r;
   std::string &t = out.text;
-  if (!reunwind(v, tables, r)) {
-    t += "re-unwind: not done: " + r.error + "\n";
-    out.differs = true;
+  if (!reunwind(v, tables, r)) {  // a table the host refuses: the record cannot be checked
+    out.error = "re-unwind: " + r.error;
     return;
   }
   t += "re-unwind: the host walk from the record's registers over its " + std::to_string(v.num_windows) +
@@ -261,9 +249,9 @@ void report_record(const FoundRecord &found, const std::vector<CrashImage> &imag
   if (sfu_error e = sfu_crash_open(&v, found.bytes.data(), found.bytes.size()))
     return void(out.error = std::string("the record is refused: ") + sfu_error_name(e));
   Matched m;
-  if (!match_modules(v, images, options, m, out.error)) return;
-  for (int k : m.image)
-    if (k >= 0) out.used[k] = true;
+  std::vector<bool> used(images.size(), false);
+  if (!match_modules(v, images, options, m, used, out.error)) return;
+  out.used = used;
   sfu_crash_summary s;
   sfu_crash_get_summary(&v, &s);
   std::string &t = out.text;

@@ -25,6 +25,10 @@ struct CrashImage {
   dwarf::SourceImage source;      // file:line and inlined frames, when loaded with lines
 };
 
+// Images sharing a module's build-id: names and lines come from the one with .debug_info (else
+// with function symbols, else the first given), the re-walk's table from it or, when it has
+// none, from the first of them with one; every one of them counts as used.
+
 // Reads the ELF, its build-id and its table, and with `lines` its DWARF; refuses an image
 // without a build-id (it could match nothing) and one whose DWARF is malformed.
 bool load_crash_image(const std::string &path, bool lines, CrashImage &out, std::string &error);
@@ -34,8 +38,8 @@ struct ReportOptions {
 };
 
 struct RecordReport {
-  std::string text;        // what to print on stdout
-  std::string error;       // the refusal ("" when decoded)
+  std::string text;        // what to print on stdout (the trace, also when refused after decoding)
+  std::string error;       // the refusal ("" when decoded and walked again)
   bool differs = false;    // the host's walk disagrees with the device's
   std::vector<bool> used;  // per image: it matched a module of this record
 };

@@ -6,18 +6,13 @@
 
 #include "config.h"
 #include "sfu/unwind.h"
+#include "tools/text/format.h"
 
 namespace sfu::tools::crash {
 namespace {
 
 // The windows of the record being walked: what the hook may serve.
 const std::vector<sfu_crash_window> *g_windows = nullptr;
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
-  return buf;
-}
 
 const char *source_name(uint8_t source) {
   static const char *const names[] = {"regs", "table", "fp", "backchain", "trap", "signal"};

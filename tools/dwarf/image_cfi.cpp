@@ -21,7 +21,6 @@ uint8_t image_abi(const ElfImage &image) {
 
 namespace {
 
-constexpr uint64_t kShfExecinstr = 4;
 
 bool in_code(const ElfImage &image, uint64_t start, uint64_t end) {
   for (const ElfSectionHeader &s : image.sections)

@@ -9,8 +9,6 @@
 namespace sfu::tools::dwarf {
 namespace {
 
-constexpr uint64_t kShfCompressed = 0x800;
-constexpr uint16_t kShnLoReserve = 0xff00;
 constexpr unsigned kMaxOriginChain = 16;  // abstract origins and specifications followed in a row
 
 // Languages whose plain DW_AT_name binutils prints as it is (its mangle_style() is 0).
@@ -390,7 +388,7 @@ void index_symbols(SourceIndex &idx) {
   int32_t file = -1;
   enum { kNothing, kSymbolSeen, kFileAfterSymbol } state = kNothing;
   for (size_t i = 0; i < idx.symbols.size(); i++) {
-    const SymtabEntry &s = idx.symbols[i];
+    const ElfSymbol &s = idx.symbols[i];
     if (s.type == kSymFile) {
       file = int32_t(i);
       if (state == kSymbolSeen) state = kFileAfterSymbol;
@@ -404,9 +402,7 @@ void index_symbols(SourceIndex &idx) {
     if (s.size == 0 && local && s.type == kSymNotype && s.visibility == kVisHidden) candidate = false;  // annobin
     if (aarch64) {
       if (s.type != kSymNotype && s.type != kSymFunc) candidate = false;
-      bool mapping = s.name.size() >= 2 && s.name[0] == '$' && std::string("xdmfp").find(s.name[1]) != std::string::npos &&
-                     (s.name.size() == 2 || s.name[2] == '.');
-      if (local && mapping) candidate = false;
+      if (is_mapping_symbol(idx.image.machine, s)) candidate = false;
     }
     if (candidate) {
       CodeSymbol pick{int32_t(i), s.size ? s.size : 1,
@@ -502,7 +498,7 @@ void name_from_symbols(SourceIndex &idx) {
 
 bool build_source_index(ElfImage image, SourceIndex &out, std::string &error) {
   out.image = std::move(image);
-  if (!read_symbol_table(out.image, out.symbols, error)) return false;
+  out.symbols = out.image.symbols;
   index_symbols(out);
   if (!find_debug_sections(out.image, out.sections, error)) return false;
   return build_source_index_from_sections(out, error);

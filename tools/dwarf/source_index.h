@@ -93,7 +93,7 @@ struct SourceIndex {
   std::vector<UnitInfo> units;
   std::vector<FunctionInfo> functions;
   IntervalIndex unit_ranges;  // unit DIE ranges and line-table ranges
-  std::vector<SymtabEntry> symbols;
+  std::vector<ElfSymbol> symbols;  // image.symbols (a copy: the fuzzer builds without an image)
 
   // The allocated sections holding `addr`, in section-header order.
   std::vector<uint32_t> sections_at(uint64_t addr) const;

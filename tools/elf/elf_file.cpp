@@ -7,6 +7,10 @@
 #include <cstdio>
 #include <cstring>
 
+#include "tools/elf/functions.h"
+#include "tools/elf/symbol_table.h"
+#include "tools/text/bytes.h"
+
 namespace sfu::tools {
 namespace {
 
@@ -15,9 +19,7 @@ constexpr uint8_t kElfMagic[4] = {0x7f, 'E', 'L', 'F'};
 constexpr uint32_t kEiClass = 4, kEiData = 5;
 constexpr uint8_t kClass32 = 1, kClass64 = 2;
 constexpr uint8_t kDataLsb = 1, kDataMsb = 2;
-constexpr uint64_t kEhdrSize = 64, kShdrSize = 64, kSymSize = 24;
-constexpr uint32_t kShtSymtab = 2;
-constexpr uint16_t kShnXindex = 0xffff, kShnLoReserve = 0xff00;
+constexpr uint64_t kEhdrSize = 64, kShdrSize = 64;
 // Header fields the edit rewrites.
 constexpr uint64_t kEShoff = 40, kEShnum = 60;
 constexpr uint64_t kShOffset = 24, kShSize = 32;
@@ -37,10 +39,6 @@ struct Reader {
   uint32_t u32(uint64_t off) const { return uint32_t(get(off, 4)); }
   uint64_t u64(uint64_t off) const { return get(off, 8); }
 };
-
-void put(std::vector<uint8_t> &b, bool big, uint64_t off, uint64_t v, unsigned n) {
-  for (unsigned i = 0; i < n; i++) b[off + (big ? n - 1 - i : i)] = uint8_t(v >> (8 * i));
-}
 
 struct Layout {
   uint64_t shoff = 0, shnum = 0, shentsize = 0;
@@ -72,28 +70,6 @@ bool read_layout(const Reader &r, Layout &l, std::string &error) {
     return (error = "truncated ELF file (section headers)", false);
   if (l.shstrndx >= l.shnum) return (error = "bad section name table index", false);
   return true;
-}
-
-void read_functions(const Reader &r, ElfImage &img) {
-  const ElfSectionHeader *symtab = nullptr;
-  for (const ElfSectionHeader &s : img.sections)
-    if (s.type == kShtSymtab) symtab = &s;
-  if (!symtab || symtab->link >= img.sections.size()) return;
-  const ElfSectionHeader &strtab = img.sections[symtab->link];
-  if (!r.fits(symtab->offset, symtab->size) || !r.fits(strtab.offset, strtab.size)) return;
-  for (uint64_t at = symtab->offset; at + kSymSize <= symtab->offset + symtab->size; at += kSymSize) {
-    ElfSymbol sym;
-    if (!name_at(r.b, strtab.offset, strtab.size, r.u32(at), sym.name) || sym.name.empty()) continue;
-    sym.type = r.b[at + 4] & 0xf;
-    sym.bind = r.b[at + 4] >> 4;
-    sym.shndx = r.u16(at + 6);
-    sym.value = r.u64(at + 8);
-    sym.size = r.u64(at + 16);
-    img.symbols.push_back(sym);
-    if (sym.type == kSttFunc) img.functions.push_back(std::move(sym));
-  }
-  std::stable_sort(img.functions.begin(), img.functions.end(),
-                   [](const ElfSymbol &a, const ElfSymbol &b) { return a.value < b.value; });
 }
 
 }  // namespace
@@ -168,7 +144,8 @@ bool elf_parse(std::vector<uint8_t> file, ElfImage &out, std::string &error) {
     s.link = r.u32(at + 40);
     out.sections.push_back(std::move(s));
   }
-  read_functions(r, out);
+  if (!read_symbol_table(out, out.symbols, error)) return false;
+  out.functions = image_functions(out);
   return true;
 }
 
@@ -207,7 +184,7 @@ bool elf_with_section(const ElfImage &image, const std::string &name, const std:
     }
     std::fill(out.begin() + s->offset, out.begin() + s->offset + s->size, 0);
     std::copy(bytes.begin(), bytes.end(), out.begin() + s->offset);
-    put(out, r.big, header(s->index) + kShSize, bytes.size(), 8);
+    put_bytes(out, header(s->index) + kShSize, bytes.size(), 8, r.big);
     return true;
   }
 
@@ -229,35 +206,18 @@ bool elf_with_section(const ElfImage &image, const std::string &name, const std:
   out.insert(out.end(), image.file.begin() + l.shoff, image.file.begin() + l.shoff + l.shnum * l.shentsize);
   uint64_t added = out.size();
   out.resize(added + l.shentsize, 0);
-  put(out, r.big, added, name_index, 4);
-  put(out, r.big, added + 4, kShtProgbits, 4);
-  put(out, r.big, added + 16, append_addr, 8);  // sh_addr
-  put(out, r.big, added + kShOffset, data_off, 8);
-  put(out, r.big, added + kShSize, bytes.size(), 8);
-  put(out, r.big, added + 48, 8, 8);  // sh_addralign
+  put_bytes(out, added, name_index, 4, r.big);
+  put_bytes(out, added + 4, kShtProgbits, 4, r.big);
+  put_bytes(out, added + 16, append_addr, 8, r.big);  // sh_addr
+  put_bytes(out, added + kShOffset, data_off, 8, r.big);
+  put_bytes(out, added + kShSize, bytes.size(), 8, r.big);
+  put_bytes(out, added + 48, 8, 8, r.big);  // sh_addralign
   uint64_t names_hdr = shoff + uint64_t(l.shstrndx) * l.shentsize;
-  put(out, r.big, names_hdr + kShOffset, names_off, 8);
-  put(out, r.big, names_hdr + kShSize, names.size + name.size() + 1, 8);
-  put(out, r.big, kEShoff, shoff, 8);
-  put(out, r.big, kEShnum, l.shnum + 1, 2);
+  put_bytes(out, names_hdr + kShOffset, names_off, 8, r.big);
+  put_bytes(out, names_hdr + kShSize, names.size + name.size() + 1, 8, r.big);
+  put_bytes(out, kEShoff, shoff, 8, r.big);
+  put_bytes(out, kEShnum, l.shnum + 1, 2, r.big);
   return true;
-}
-
-std::string symbolize(const ElfImage &image, uint64_t addr) {
-  const std::vector<ElfSymbol> &fns = image.functions;
-  auto it = std::upper_bound(fns.begin(), fns.end(), addr,
-                             [](uint64_t a, const ElfSymbol &s) { return a < s.value; });
-  char buf[64];
-  if (it != fns.begin()) {
-    const ElfSymbol &s = *(it - 1);
-    if (addr == s.value) return s.name;
-    if (addr < s.value + std::max<uint64_t>(s.size, 1)) {
-      snprintf(buf, sizeof buf, "+0x%llx", (unsigned long long)(addr - s.value));
-      return s.name + buf;
-    }
-  }
-  snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)addr);
-  return buf;
 }
 
 }  // namespace sfu::tools

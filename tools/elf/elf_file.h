@@ -1,5 +1,5 @@
-// ELF64 for the host tools: the header fields they need, every section header, the function
-// symbols, and one edit: an image with one section's contents replaced (or added). Files of either
+// ELF64 for the host tools: the header fields they need, every section header, the symbol table
+// and the functions it names (tools/elf/functions.h), and one edit: an image with one section's contents replaced (or added). Files of either
 // byte order (x86_64 and aarch64 are little-endian, s390x big-endian).
 #pragma once
 
@@ -12,8 +12,15 @@ namespace sfu::tools {
 // e_machine values of the architectures sfunwind serves.
 inline constexpr uint16_t kEmS390 = 22, kEmX86_64 = 62, kEmAarch64 = 183;
 inline constexpr uint16_t kEtExec = 2;
-inline constexpr uint32_t kShtProgbits = 1, kShtNobits = 8;
-inline constexpr uint64_t kShfAlloc = 2;
+// Section types, flags and special indexes; symbol types, bindings and visibility (ELF gABI).
+inline constexpr uint32_t kShtProgbits = 1, kShtSymtab = 2, kShtStrtab = 3, kShtDynamic = 6, kShtNote = 7,
+                          kShtNobits = 8, kShtDynsym = 11;
+inline constexpr uint64_t kShfAlloc = 2, kShfExecinstr = 4, kShfCompressed = 0x800;
+inline constexpr uint16_t kShnLoReserve = 0xff00, kShnXindex = 0xffff;
+inline constexpr uint8_t kSymNotype = 0, kSymObject = 1, kSymFunc = 2, kSymSection = 3, kSymFile = 4,
+                         kSymCommon = 5, kSymTls = 6, kSymGnuIfunc = 10;
+inline constexpr uint8_t kBindLocal = 0, kBindGlobal = 1, kBindWeak = 2;
+inline constexpr uint8_t kVisHidden = 2;
 
 struct ElfSectionHeader {
   std::string name;
@@ -23,15 +30,19 @@ struct ElfSectionHeader {
   uint32_t link = 0;
 };
 
-inline constexpr uint64_t kShfExecinstr = 4;
-inline constexpr uint8_t kSttNotype = 0, kSttFunc = 2;
-inline constexpr uint8_t kStbLocal = 0, kStbGlobal = 1, kStbWeak = 2;
-
+// One symbol table entry (tools/elf/symbol_table.h reads them).
 struct ElfSymbol {
   std::string name;
   uint64_t value = 0, size = 0;
   uint8_t type = 0, bind = 0;  // st_info's STT_* and STB_*
-  uint16_t shndx = 0;          // st_shndx: the section it is defined in (0 undefined, 0xfff1 absolute)
+  uint16_t shndx = 0;          // st_shndx: the section it is defined in (0 undefined, >= 0xff00 special)
+  uint8_t visibility = 0;      // st_other's STV_*
+};
+
+// A function as the host names code (tools/elf/functions.h): [start, start + size).
+struct ImageFunction {
+  std::string name;
+  uint64_t start = 0, size = 0;
 };
 
 struct ElfImage {
@@ -39,8 +50,8 @@ struct ElfImage {
   uint16_t machine = 0;
   bool big_endian = false;
   std::vector<ElfSectionHeader> sections;
-  std::vector<ElfSymbol> functions;  // STT_FUNC symbols of .symtab, sorted by address
-  std::vector<ElfSymbol> symbols;    // every named symbol of .symtab, in table order
+  std::vector<ElfSymbol> symbols;        // .symtab (else .dynsym) in table order, without entry 0
+  std::vector<ImageFunction> functions;  // image_functions(): sorted, none overlapping
 
   const ElfSectionHeader *section(const std::string &name) const;  // nullptr if absent
 };
@@ -55,12 +66,8 @@ bool read_file(const std::string &path, std::vector<uint8_t> &out, std::string &
 bool write_file(const std::string &path, const std::vector<uint8_t> &bytes, std::string &error);
 
 // Parses an ELF64 image. On failure returns false and sets `error` to one short reason: not an
-// ELF file, ELF32, truncated, ...
+// ELF file, ELF32, truncated, a symbol table outside the file, ...
 bool elf_parse(std::vector<uint8_t> file, ElfImage &out, std::string &error);
-
-// "name+0xoff" for an address from the image's function symbols ("name" at its start), else
-// "0x<addr>".
-std::string symbolize(const ElfImage &image, uint64_t addr);
 
 // Copies the contents of section `name` (not NOBITS) out of `image`.
 bool elf_section_bytes(const ElfImage &image, const std::string &name, ElfSection &out, std::string &error);

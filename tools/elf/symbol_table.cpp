@@ -6,7 +6,6 @@
 namespace sfu::tools {
 namespace {
 
-constexpr uint32_t kShtSymtab = 2, kShtDynsym = 11;
 constexpr uint64_t kSymSize = 24;
 
 uint64_t get(const std::vector<uint8_t> &b, bool big, uint64_t off, unsigned n) {
@@ -17,7 +16,7 @@ uint64_t get(const std::vector<uint8_t> &b, bool big, uint64_t off, unsigned n) 
 
 bool fits(const std::vector<uint8_t> &b, uint64_t off, uint64_t n) { return off <= b.size() && n <= b.size() - off; }
 
-bool read_table(const ElfImage &image, const ElfSectionHeader &table, std::vector<SymtabEntry> &out,
+bool read_table(const ElfImage &image, const ElfSectionHeader &table, std::vector<ElfSymbol> &out,
                 std::string &error) {
   const std::vector<uint8_t> &f = image.file;
   if (!fits(f, table.offset, table.size)) return (error = "truncated ELF file (section " + table.name + ")", false);
@@ -25,7 +24,7 @@ bool read_table(const ElfImage &image, const ElfSectionHeader &table, std::vecto
   const ElfSectionHeader &strtab = image.sections[table.link];
   if (!fits(f, strtab.offset, strtab.size)) return (error = "truncated ELF file (section " + strtab.name + ")", false);
   for (uint64_t at = table.offset + kSymSize; at + kSymSize <= table.offset + table.size; at += kSymSize) {
-    SymtabEntry s;
+    ElfSymbol s;
     uint64_t name = get(f, image.big_endian, at, 4);
     if (name >= strtab.size) return (error = "symbol name outside " + strtab.name, false);
     const char *p = reinterpret_cast<const char *>(f.data() + strtab.offset + name);
@@ -46,7 +45,7 @@ bool read_table(const ElfImage &image, const ElfSectionHeader &table, std::vecto
 
 }  // namespace
 
-bool read_symbol_table(const ElfImage &image, std::vector<SymtabEntry> &out, std::string &error) {
+bool read_symbol_table(const ElfImage &image, std::vector<ElfSymbol> &out, std::string &error) {
   out.clear();
   for (uint32_t type : {kShtSymtab, kShtDynsym}) {
     for (const ElfSectionHeader &s : image.sections) {
@@ -56,6 +55,12 @@ bool read_symbol_table(const ElfImage &image, std::vector<SymtabEntry> &out, std
     }
   }
   return true;
+}
+
+bool is_mapping_symbol(uint16_t machine, const ElfSymbol &s) {
+  const std::string &n = s.name;
+  return machine == kEmAarch64 && s.bind == kBindLocal && n.size() >= 2 && n[0] == '$' &&
+         std::string("xdmfp").find(n[1]) != std::string::npos && (n.size() == 2 || n[2] == '.');
 }
 
 }  // namespace sfu::tools

@@ -10,6 +10,7 @@
 
 #include "sframe/format.h"
 #include "sframe/rule.h"
+#include "tools/text/bytes.h"
 
 namespace sfu::tools {
 namespace {
@@ -293,13 +294,7 @@ uint8_t fde_info(const EncodeOptions &opt, const EncodedFunction &e) {
 
 // ---- Bytes ----------------------------------------------------------------------------------
 
-struct Writer {
-  std::vector<uint8_t> &out;
-  bool big;
-  void put(uint64_t v, unsigned n) {
-    for (unsigned i = 0; i < n; i++) out.push_back(uint8_t(v >> (big ? 8 * (n - 1 - i) : 8 * i)));
-  }
-};
+using Writer = ByteWriter;
 
 // A function's FRE data: V3's attribute record, then each row's start, info byte and words.
 void write_chain(const EncodeOptions &opt, const EncodedFunction &e, Writer &w) {

@@ -10,6 +10,7 @@
 #include <array>
 
 #include "symbols/format.h"
+#include "tools/text/bytes.h"
 
 namespace sfu::tools {
 namespace {
@@ -83,13 +84,7 @@ Tokens make_tokens(std::vector<Codes> &names) {
   return t;
 }
 
-struct Writer {
-  std::vector<uint8_t> &out;
-  bool big;
-  void put(uint64_t v, unsigned n) {
-    for (unsigned i = 0; i < n; i++) out.push_back(uint8_t(v >> (8 * (big ? n - 1 - i : i))));
-  }
-};
+using Writer = ByteWriter;
 
 }  // namespace
 

@@ -6,12 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "tools/elf/elf_file.h"
+
 namespace sfu::tools {
 
-struct SymbolFunction {
-  std::string name;
-  uint64_t start = 0, size = 0;
-};
+using SymbolFunction = ImageFunction;  // name, start, size
 
 struct SymbolEncodeOptions {
   bool big_endian = false;

@@ -16,21 +16,17 @@ struct SymbolRange {
   std::string label;        // "[_stext, _etext)", "[0x1000, 0x2000)", "executable sections"
 };
 
-// Parses --symbols-range: "START,END" (symbol names or addresses) or "all". An empty spec is the
-// default: [_stext, _etext) when the image defines both (the range sfu_register_image is usually
-// given), else every executable section.
+// Parses --symbols-range: "START,END" (symbol names, or addresses: hex with 0x or decimal, as
+// every address argument) or "all". An empty spec is the default: [_stext, _etext) when the image
+// defines both (the range sfu_register_image is usually given), else every executable section.
 bool symbol_range(const ElfImage &image, const std::string &spec, SymbolRange &range, std::string &error);
 
-// The functions of the image inside the range, sorted, none overlapping:
-//  - STT_FUNC symbols, and STT_NOTYPE labels (assembly code without .type), defined in an
-//    allocated executable section; never local labels (.L...), ARM mapping symbols ($x, $d, ...)
-//    or empty names;
-//  - aliases at one address: STT_FUNC before a label, then global before weak before local,
-//    then the larger size, then the smaller name;
-//  - a label inside a function that has a size is left out (it names the inside of that
-//    function, as addr2line does), and a size that runs into the next symbol is cut there;
-//  - a symbol without a size reaches the next symbol, or the end of its section;
-//  - everything is cut to the range, and what is left empty is dropped.
+// The spec's form alone, before any image is read: false with `error` ("--symbols-range: not an
+// address: 010x") for what is a usage error whatever the image.
+bool symbol_range_syntax(const std::string &spec, std::string &error);
+
+// The functions of the image (ElfImage::functions, tools/elf/functions.h: the ones every host
+// tool names code with) that start inside the range, cut to its end.
 std::vector<SymbolFunction> select_functions(const ElfImage &image, const SymbolRange &range);
 
 }  // namespace sfu::tools
