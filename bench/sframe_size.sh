@@ -47,7 +47,17 @@ gas=$(section_size "$image" .sframe)
 text=$(section_size "$image" .text)
 
 verify_line=$("$sfu" verify "$image" 2>&1)
-[[ $verify_line == *" 0 mismatches,"* ]] && pass "gas table verifies" || fail "gas table verifies" "$verify_line"
+# gas/ld 2.40's V1 table is right everywhere but the .plt: its entries' rows repeat, and V1 (no
+# repeat size) matches the low byte of the offset, so every 16-byte entry not at a multiple of
+# 256 bytes from the first gets CFA rsp+16 in its first 11 bytes. Exactly those must mismatch.
+read -r plt_addr plt_size < <(readelf -SW "$image" | sed -n 's/^ *\[ *[0-9]*\] *//p' | awk '$1 == ".plt" { print $3, $5 }')
+plt_entries=$(((16#${plt_size:-0} - 16) / 16))
+plt_wrong=$((11 * (plt_entries - (plt_entries + 15) / 16)))
+bad_outside=$("$sfu" verify "$image" -v 2>&1 | sed -n 's/^mismatch at [^(]*(0x\([0-9a-f]*\)).*/\1/p' |
+  while read -r a; do (( 16#$a < 16#$plt_addr + 16 || 16#$a >= 16#$plt_addr + 16#$plt_size )) && echo "0x$a"; done | head -n 3)
+[[ $verify_line == *" $plt_wrong mismatches,"* && -z $bad_outside && $plt_entries -gt 16 ]] &&
+  pass "gas table verifies but for V1's .plt rows" ||
+  fail "gas table verifies but for V1's .plt rows" "$verify_line (expected $plt_wrong in $plt_entries entries; outside: $bad_outside)"
 
 objcopy -R .sframe "$image" "$work/no-sframe.elf"
 plt_lo=$(readelf -SW "$image" | sed -n 's/^ *\[ *[0-9]*\] *//p' | awk '$1 == ".plt" { print $3 }')

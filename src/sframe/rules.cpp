@@ -119,7 +119,9 @@ sfu_error row_from_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row
     row.ra = default_ra(t);
   } else {
     int32_t w = f.word(ra_word);
-    if (w == 0)  // padding (s390x writes it): RA not saved, but FP is
+    // Word 0 is the "RA not saved" padding on s390x only (SFRAME_FRE_RA_OFFSET_INVALID);
+    // AArch64 defines no padding, so there it is RA at CFA+0, as binutils reads it.
+    if (w == 0 && abi_s390x(t.abi))
       row.ra = make_rule(SFU_RULE_UNCHANGED, 0, 0);
     else if (s390x_v2_register(t, w))
       row.ra = make_rule(SFU_RULE_REGISTER, s390x_v2_regnum(w), 0);

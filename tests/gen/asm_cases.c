@@ -29,6 +29,8 @@ long asm_a64_pac_b(long x);
 long asm_a64_two_epilogues(long x);
 long asm_a64_cfa_x9(long x);
 long asm_a64_ra_in_x9(long x);
+long asm_a64_fp_only_clang(long x);
+long asm_a64_fp_only_gcc(long x);
 void asm_a64_sigtramp(void);
 
 NOINLINE long run_asm_cases(long x) {
@@ -40,6 +42,8 @@ NOINLINE long run_asm_cases(long x) {
   r += asm_a64_two_epilogues(r);
   r += asm_a64_cfa_x9(x);
   r += asm_a64_ra_in_x9(x);
+  r += asm_a64_fp_only_clang(x);
+  r += asm_a64_fp_only_gcc(x);
   if (gen_zero) asm_a64_sigtramp();
   return r;
 }

@@ -4,6 +4,7 @@
 
 #include "sfu/sframe.h"
 #include "support/sframe_builder.h"
+#include "tools/sframe/dump.h"
 
 using namespace sfu::test;
 
@@ -93,6 +94,30 @@ TEST(Rows, Aarch64BigEndianAndTopmostRows) {
   expect_rule(body.ra, SFU_RULE_AT_CFA, 0, -8);
   expect_rule(body.fp, SFU_RULE_AT_CFA, 0, -16);
   EXPECT_TRUE(body.flags & SFU_ROW_RA_SIGNED);
+}
+
+// The RA word 0 is padding ("RA not saved") on s390x only. On AArch64 the specification (V1,
+// V2; V3's default form) reads the second word as the RA whatever its value, and so do binutils
+// and Linux: RA at CFA+0. The walker's rules and sfu dump's columns must say the same.
+TEST(Rows, Aarch64ZeroRaWordIsRaAtCfaNotPadding) {
+  for (uint8_t v : {1, 2, 3}) {
+    SCOPED_TRACE(int(v));
+    Opened o = open(one_function(v, SFU_ABI_AARCH64_LE, {{0, {16, 0, -16}}}));
+    sfu_row r = find(o, 0x20000);
+    expect_rule(r.ra, SFU_RULE_AT_CFA, 0, 0);
+    expect_rule(r.fp, SFU_RULE_AT_CFA, 0, -16);
+    std::string text;
+    ASSERT_EQ(sfu::tools::dump_table(o.table, text), SFU_OK);
+    EXPECT_NE(text.find("0000000000020000  sp+16     c-16      c+0          "), std::string::npos) << text;
+  }
+  for (uint8_t v : {2, 3}) {
+    SCOPED_TRACE(int(v));
+    Opened o = open(one_function(v, SFU_ABI_S390X_BE, {{0, {0, 0, -72}}}));
+    expect_rule(find(o, 0x20000).ra, SFU_RULE_UNCHANGED, 0, 0);
+    std::string text;
+    ASSERT_EQ(sfu::tools::dump_table(o.table, text), SFU_OK);
+    EXPECT_NE(text.find("0000000000020000  sp+160    c-72      U            "), std::string::npos) << text;
+  }
 }
 
 TEST(Rows, Aarch64RaWithoutFp) {

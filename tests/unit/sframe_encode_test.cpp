@@ -124,22 +124,23 @@ sfu_rule canonical(sfu_rule r) {
 struct Seen {
   std::set<uint8_t> fre_types, word_sizes;
   size_t flex_fdes = 0, default_fdes = 0, outermost = 0, signed_ra = 0, key_b = 0, signal = 0;
-  size_t v2_s390x_registers = 0, padded = 0, rows = 0;
+  size_t v2_s390x_registers = 0, padded = 0, ra_at_cfa_zero = 0, rows = 0;
 };
 
 int size_code(int32_t v) { return v >= -128 && v <= 127 ? 0 : v >= -32768 && v <= 32767 ? 1 : 2; }
 
 // Whether the default form of AMD64 or AArch64 can say a row the writer accepts, from the
 // format alone: the outermost row, or CFA = SP or FP + offset with RA and FP each unchanged or
-// at CFA+offset. AMD64 has no RA word (the header fixes it at CFA-8); elsewhere RA word 0 is
-// the padding word, so RA at CFA+0 cannot be said.
+// at CFA+offset. AMD64 has no RA word (the header fixes it at CFA-8). AArch64 has no RA padding
+// word: word 2 is always the RA (CFA+0 included), so FP saved with the RA unchanged cannot be
+// said (1 or 3 words, the specification says; 2 is RA without FP).
 bool default_form_says(uint8_t abi, const sfu_row &r) {
   if (r.flags & SFU_ROW_OUTERMOST) return true;
   if (r.cfa.kind != SFU_RULE_REGISTER || (r.cfa.reg != sp(abi) && r.cfa.reg != fpr(abi))) return false;
   bool ra_at_cfa = r.ra.kind == SFU_RULE_AT_CFA;
-  bool ra = abi == SFU_ABI_AMD64_LE ? ra_at_cfa && r.ra.offset == -8
-                                    : r.ra.kind == SFU_RULE_UNCHANGED || (ra_at_cfa && r.ra.offset != 0);
   bool fp = r.fp.kind == SFU_RULE_UNCHANGED || r.fp.kind == SFU_RULE_AT_CFA;
+  bool ra = abi == SFU_ABI_AMD64_LE ? ra_at_cfa && r.ra.offset == -8
+                                    : ra_at_cfa || (r.ra.kind == SFU_RULE_UNCHANGED && r.fp.kind == SFU_RULE_UNCHANGED);
   return ra && fp;
 }
 
@@ -197,8 +198,14 @@ void check_encoding(const sfu_table &t, const EncodeOptions &opt, const std::vec
       }
       if (fre_ra_signed(fre.info)) seen.signed_ra++;
       bool padded =
-          fde.flex() ? fre.count % 2 == 1 : opt.abi != SFU_ABI_AMD64_LE && fre.count == 3 && fre.raw[1] == 0;
+          fde.flex() ? fre.count % 2 == 1 : opt.abi == SFU_ABI_S390X_BE && fre.count == 3 && fre.raw[1] == 0;
       if (padded) seen.padded++;
+      // A default-form RA word 0 on AArch64 is RA at CFA+0, never padding: the row said so.
+      if (!fde.flex() && sfu::sframe::abi_aarch64(opt.abi) && fre.count >= 2 && fre.raw[1] == 0) {
+        EXPECT_EQ(r.ra.kind, SFU_RULE_AT_CFA) << std::hex << f.start << " row " << r.row_start;
+        EXPECT_EQ(r.ra.offset, 0);
+        seen.ra_at_cfa_zero++;
+      }
       if (!fde.flex() && opt.abi == SFU_ABI_S390X_BE && opt.version == 2)
         for (uint32_t k = 1; k < fre.count; k++) seen.v2_s390x_registers += fre.word(k) & 1;
     }
@@ -321,17 +328,43 @@ TEST(Encode, V1Aarch64CountsStartsFromTheSectionAndMarksTheBKey) {
   EXPECT_EQ(encode_ok(options(1, SFU_ABI_AARCH64_LE, 0x8000), {f}), want);
 }
 
-TEST(Encode, V3SignalOutermostAndPaddingOnAarch64BigEndian) {
+TEST(Encode, V3SignalOutermostAndFpWithoutRaOnAarch64BigEndian) {
+  // FP saved, RA still in x30: AArch64's default form has no RA padding word (a 0 there is RA
+  // at CFA+0), so the function is flexible: [x29 ctl, 16, RA padding 0, FP ctl (CFA, load), -16].
+  // The control word 29 << 3 | 1 = 0xe9 needs 2-byte words to stay positive when sign-extended.
   auto f = function(0x3000, 0x10, {row(0, reg(29, 16), unchanged(), at_cfa(-16)), outermost(8)});
   f.signal = true;
   std::vector<uint8_t> want =
       hex("dee2 03 05 01 00 00 00"
-          "00000001 00000002 0000000c 00000000 00000010"
+          "00000001 00000002 00000013 00000000 00000010"
           "0000000000000fe4 00000010 00000000"
-          "0002 80 00 00"   // 2 rows, signal bit, default FDE
-          "00 06 10 00 f0"  // base FP, [cfa 16, RA padding, FP -16]
-          "08 00");         // outermost: info 0, no words
+          "0002 80 01 00"                   // 2 rows, signal bit, flex FDE
+          "00 2a 00e9 0010 0000 0002 fff0"  // base bit 0, 5 two-byte words
+          "08 00");                         // outermost: info 0, no words
   EXPECT_EQ(encode_ok(options(3, SFU_ABI_AARCH64_BE, 0x2000), {f}), want);
+}
+
+TEST(Encode, Aarch64RaAtCfaZeroIsAWordNotPadding) {
+  // V1 and V2 AArch64 read a 0 RA word as RA at CFA+0, so the default form says that rule.
+  auto f = function(0x10000, 0x10, {row(0, reg(31, 16), at_cfa(0), at_cfa(-16))});
+  std::vector<uint8_t> want =
+      hex("e2de 01 01 02 00 00 00"
+          "01000000 01000000 05000000 00000000 11000000"
+          "00800000 10000000 00000000 01000000 00"
+          "00 07 10 00 f0");  // SP, 3 words: CFA 16, RA at CFA+0, FP at CFA-16
+  EXPECT_EQ(encode_ok(options(1, SFU_ABI_AARCH64_LE, 0x8000), {f}), want);
+  round_trip(options(1, SFU_ABI_AARCH64_LE, 0x8000), {f});
+}
+
+TEST(Encode, S390xPaddingIsTheDefaultFormForFpWithoutRa) {
+  // s390x alone defines the 0 RA word as "RA not saved": [cfa, 0, fp] in V2 and V3 alike.
+  auto f = function(0x2000, 0x100, {row(0, reg(15, 160), unchanged(), at_cfa(-72))});
+  for (uint8_t v : {2, 3}) {
+    std::vector<uint8_t> bytes = encode_ok(options(v, SFU_ABI_S390X_BE, 0x1000), {f});
+    std::vector<uint8_t> tail(bytes.end() - 5, bytes.end());
+    EXPECT_EQ(tail, hex("00 07 00 00 b8")) << int(v);  // SP, 3 words: CFA 160, padding, FP -72
+    round_trip(options(v, SFU_ABI_S390X_BE, 0x1000), {f});
+  }
 }
 
 // The test builder's sample tables (written by hand from the spec) decoded, re-encoded: the same
@@ -505,7 +538,9 @@ TEST(Encode, RoundTripEveryRuleKindEveryVersionAndAbi) {
     EXPECT_EQ(seen.signed_ra > 0, aarch64);
     EXPECT_EQ(seen.key_b > 0, aarch64);
     EXPECT_EQ(seen.signal > 0, c.version == 3);
-    EXPECT_EQ(seen.padded > 0, c.abi != SFU_ABI_AMD64_LE || c.version == 3);
+    // Padding: s390x's default form, and V3 flex rows (FP saved, RA implied) on every ABI.
+    EXPECT_EQ(seen.padded > 0, c.abi == SFU_ABI_S390X_BE || c.version == 3);
+    EXPECT_EQ(seen.ra_at_cfa_zero > 0, aarch64);
     EXPECT_EQ(seen.v2_s390x_registers > 0, c.abi == SFU_ABI_S390X_BE && c.version == 2);
   }
 }
@@ -638,14 +673,25 @@ TEST(Encode, RowsDecodedFromRandomTablesAreWrittenAgain) {
       EncodeFunction f = function(gf.start, gf.size, {});
       f.signal = gf.signal;
       f.pauth_key_b = gf.key_b;
+      bool fixed_fp_only = false;
       for (const sfu::test::GenRow &r : gf.rows) {
         sfu_row got;
         ASSERT_EQ(sfu_table_find(&t, gf.start + r.start, &got), SFU_OK) << seed;
         got.flags &= SFU_ROW_RA_SIGNED | SFU_ROW_OUTERMOST;
+        // V1/V2 AArch64 rows have FP saved with the RA in x30 only through the header's fixed
+        // FP offset, which this writer never sets; without it they have no form (no padding).
+        if (sfu::sframe::abi_aarch64(g.abi) && g.version < 3 && got.ra.kind == SFU_RULE_UNCHANGED &&
+            got.fp.kind != SFU_RULE_UNCHANGED) {
+          EXPECT_NE(t.fixed_fp_offset, 0) << seed;
+          EXPECT_STREQ(encode_refusal(opt, got, f.signal), "FP saved without RA needs V3 on AArch64");
+          fixed_fp_only = true;
+          break;
+        }
         const char *why = encode_refusal(opt, got, f.signal);
         EXPECT_EQ(why, nullptr) << "seed " << seed << ": " << (why ? why : "");
         f.rows.push_back(got);
       }
+      if (fixed_fp_only) continue;
       flex += gf.flex;
       fns.push_back(f);
     }
@@ -706,7 +752,8 @@ TEST(Encode, EveryRowRefusalIsNamed) {
       {2, R, row(0, at_reg(31, 8), unchanged(), unchanged()), false, "CFA loaded from memory needs V3"},
       {2, A, row(0, sp7, at_cfa(-16), unchanged()), false, "RA on AMD64 must be at CFA-8"},
       {1, A, row(0, sp7, reg(16, 0), unchanged()), false, "RA on AMD64 must be at CFA-8"},
-      {2, R, row(0, sp31, at_cfa(0), unchanged()), false, "RA at CFA+0 needs V3"},
+      {1, R, row(0, sp31, unchanged(), at_cfa(-16)), false, "FP saved without RA needs V3 on AArch64"},
+      {2, R, row(0, sp31, unchanged(), at_cfa(-16)), false, "FP saved without RA needs V3 on AArch64"},
       {2, S, row(0, sp15, at_cfa(0), at_cfa(-72)), false, "RA at CFA+0 needs V3"},
       {2, S, row(0, sp15, at_cfa(-47), unchanged()), false, "odd RA offset on s390x V2 needs V3"},
       {2, R, row(0, sp31, reg(20, 0), unchanged()), false, "RA in a register needs V3 or s390x V2"},
@@ -748,7 +795,8 @@ TEST(Encode, RefusedRowsFitWhereThePhraseSays) {
       {3, R, row(0, at_reg(31, 8), unchanged(), unchanged()), false},
       {3, A, row(0, reg(7, 8), at_cfa(-16), unchanged()), false},
       {3, A, row(0, reg(7, 8), reg(16, 0), unchanged()), false},
-      {3, R, row(0, reg(31, 16), at_cfa(0), unchanged()), false},
+      {3, R, row(0, reg(31, 16), unchanged(), at_cfa(-16)), false},
+      {3, S, row(0, reg(15, 160), at_cfa(0), unchanged()), false},
       {3, S, row(0, reg(15, 160), at_cfa(-47), at_cfa(-71)), false},
       {2, S, row(0, reg(15, 160), reg(20, 0), reg(17, 0)), false},
       {3, S, row(0, reg(15, 160), reg(20, 8), reg(17, -8)), false},

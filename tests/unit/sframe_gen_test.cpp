@@ -12,6 +12,7 @@
 #include "tools/sframe/gen.h"
 #include "tools/sframe/rows.h"
 #include "tools/sframe/verify.h"
+#include "support/sframe_builder.h"
 
 namespace sfu::tools {
 namespace {
@@ -198,6 +199,82 @@ TEST(SframeVerify, GeneratedTableAgreesRangeByRange) {
   EXPECT_EQ(r.ranges, 10u);  // the five CFI change points of each function
   EXPECT_TRUE(r.mismatches.empty());
   EXPECT_TRUE(r.not_covered.empty());
+}
+
+// The .plt of an x86_64 lazy-binding link, 16-byte entries: PLT0 (push; jmp) then entries
+// (jmp *GOT; push $n; jmp PLT0). ld's CFI for it: CFA rsp+16, rsp+24 after PLT0's push, then
+// for the entries the standard expression rsp + 8 + (((rip & 15) >= 11) << 3).
+const std::vector<uint8_t> kPltExpr = {0x77, 0x08, 0x80, 0x00, 0x3f, 0x1a, 0x3b, 0x2a, 0x33, 0x24, 0x22};
+cfi::Fde plt_fde(uint64_t start, uint32_t entries) {
+  cfi::Fde f;
+  f.start = start;
+  f.end = start + 16 * (entries + 1);
+  f.ra_reg = kRip;
+  RegRule ra = rule(RegRule::kOffset, -8);
+  CfaRule expr;
+  expr.kind = CfaRule::kExpression;
+  expr.expr = kPltExpr;
+  f.rows = {row(start, start + 6, cfa(kRsp, 16), {{kRip, ra}}), row(start + 6, start + 16, cfa(kRsp, 24), {{kRip, ra}}),
+            row(start + 16, f.end, expr, {{kRip, ra}})};
+  return f;
+}
+
+// The SFrame side as ld writes it: PLT0 a PCINC function, the entries one PCMASK function whose
+// rows (CFA rsp+8 at 0, rsp+16 from 11) repeat every 16 bytes, or in V1 (no repeat size) are
+// matched on the low byte of the offset, as binutils 2.40 reads them.
+std::vector<SframeFunction> plt_sframe(uint8_t version, uint64_t start, uint32_t entries) {
+  test::TableSpec t;
+  t.version = version;
+  t.abi = SFU_ABI_AMD64_LE;
+  t.flags = version == 1 ? 1 : 5;
+  test::FdeSpec plt0, plt;
+  plt0.start = start;
+  plt0.size = 16;
+  plt0.fres = {{0, {16}}, {6, {24}}};
+  plt.start = start + 16;
+  plt.size = 16 * entries;
+  plt.pcmask = true;
+  plt.rep_size = version == 1 ? 0 : 16;
+  plt.fres = {{0, {8}}, {11, {16}}};
+  t.fdes = {plt0, plt};
+  std::vector<uint8_t> bytes = test::build_section(t);
+  std::vector<SframeFunction> fns;
+  uint8_t abi = 0;
+  EXPECT_EQ(read_sframe_functions(bytes, t.section_addr, abi, fns), SFU_OK);
+  return fns;
+}
+
+TEST(SframeVerify, PltExpressionEvaluatedAtEveryAddress) {
+  uint32_t reg = 0;
+  int64_t off = 0;
+  ASSERT_TRUE(cfa_expression_at(kPltExpr, SFU_ABI_AMD64_LE, 0x401020 + 10, reg, off));
+  EXPECT_EQ(reg, kRsp);
+  EXPECT_EQ(off, 8);
+  ASSERT_TRUE(cfa_expression_at(kPltExpr, SFU_ABI_AMD64_LE, 0x401020 + 11, reg, off));
+  EXPECT_EQ(off, 16);
+  // A load, or a value of two registers, is not register + offset.
+  EXPECT_FALSE(cfa_expression_at({0x77, 0x08, 0x06}, SFU_ABI_AMD64_LE, 0x401000, reg, off));
+  EXPECT_FALSE(cfa_expression_at({0x77, 0x08, 0x76, 0x00, 0x22}, SFU_ABI_AMD64_LE, 0x401000, reg, off));
+
+  // V2: rows repeat every 16 bytes, as the expression says: every one of the 3 * 16 entry
+  // addresses and 16 PLT0 addresses compared, none wrong.
+  const uint64_t kPlt = 0x20000;
+  std::vector<cfi::Fde> fdes = {plt_fde(kPlt, 3)};
+  VerifyReport r;
+  verify_rows(fdes, plt_sframe(2, kPlt, 3), SFU_ABI_AMD64_LE, r);
+  EXPECT_EQ(r.pcmask_addresses, 48u);
+  EXPECT_EQ(r.ranges, 48u + 2u);  // and PLT0's two rows
+  EXPECT_TRUE(r.mismatches.empty()) << r.mismatches[0].address;
+
+  // V1 as binutils 2.40 reads it: the low byte of the offset, so in entries 1 and 2 every offset
+  // is past 11 and the first 11 bytes get CFA rsp+16: a wrong caller (entry 0 is right).
+  verify_rows(fdes, plt_sframe(1, kPlt, 3), SFU_ABI_AMD64_LE, r);
+  EXPECT_EQ(r.pcmask_addresses, 48u);
+  ASSERT_EQ(r.mismatches.size(), 22u);
+  EXPECT_EQ(r.mismatches[0].address, kPlt + 32);
+  EXPECT_EQ(r.mismatches[0].sframe, "CFA r7+16, RA [cfa-8], FP same");
+  EXPECT_EQ(r.mismatches[0].cfi, "CFA r7+8, RA [cfa-8], FP same (CFA expression at this PC)");
+  EXPECT_EQ(r.mismatches[21].address, kPlt + 48 + 10);
 }
 
 TEST(SframeVerify, FindsWrongRowsAndUncoveredFunctions) {

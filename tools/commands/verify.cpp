@@ -32,9 +32,10 @@ int run_verify(const Command &self, const Args &args) {
              m.sframe.c_str(), m.cfi.c_str());
     for (uint64_t start : report.not_covered)
       printf("not covered: %s (%s)\n", symbolize(image, start).c_str(), hex(start).c_str());
-    if (report.skipped_ranges)
-      printf("skipped: %zu ranges in PLT-like (PCMASK) functions, whose CFI is an expression of the PC\n",
-             report.skipped_ranges);
+    if (report.pcmask_addresses)
+      printf("PLT-like (PCMASK) functions: %zu addresses compared one by one, the CFI's CFA expression "
+             "evaluated at each\n",
+             report.pcmask_addresses);
   }
   printf("verify: %zu functions, %zu ranges, %zu mismatches, %zu not covered\n", report.functions, report.ranges,
          report.mismatches.size(), report.not_covered.size());

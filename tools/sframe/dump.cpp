@@ -81,7 +81,7 @@ Columns default_columns(const sfu_table &t, const Fre &f) {
   if (t.fixed_ra_offset)
     c.ra = "f";
   else if (f.count > 1)
-    c.ra = f.word(1) == 0 ? "U" : offset_rule(t, f.word(1));
+    c.ra = f.word(1) == 0 && abi_s390x(t.abi) ? "U" : offset_rule(t, f.word(1));  // padding: s390x only
   else
     c.ra = "u";
   return c;

@@ -96,14 +96,21 @@ struct Words {
 
 // Why an RA or FP rule has no default-form word, per rule.
 struct SavedPhrases {
-  const char *at_cfa_zero;  // RA only: word 0 is the padding word
+  const char *at_cfa_zero;  // s390x RA only: word 0 is the padding word
   const char *odd_offset;   // s390x V2: an odd word names a register
   const char *in_register;
   const char *register_plus;
   const char *cfa_plus;
   const char *loaded;
 };
-constexpr SavedPhrases kRaPhrases{"RA at CFA+0 needs V3",
+constexpr SavedPhrases kRaPhrases{nullptr,
+                                  "odd RA offset on s390x V2 needs V3",
+                                  "RA in a register needs V3 or s390x V2",
+                                  "RA in a register plus offset needs V3",
+                                  "RA as CFA+offset cannot be written",
+                                  "RA loaded through a register needs V3"};
+// On s390x an RA word 0 is the padding word, so RA at CFA+0 needs the flexible form.
+constexpr SavedPhrases kRaPhrasesS390x{"RA at CFA+0 needs V3",
                                   "odd RA offset on s390x V2 needs V3",
                                   "RA in a register needs V3 or s390x V2",
                                   "RA in a register plus offset needs V3",
@@ -115,6 +122,10 @@ constexpr SavedPhrases kFpPhrases{nullptr,
                                   "FP in a register plus offset needs V3",
                                   "FP as CFA+offset needs V3",
                                   "FP loaded through a register needs V3"};
+
+// AArch64 has no RA padding word: FP saved with the RA still in x30 needs V3's flexible form,
+// as gas refuses such functions in V1 and V2.
+constexpr const char *kFpWithoutRa = "FP saved without RA needs V3 on AArch64";
 
 // The default-form word for a saved RA or FP (kind is neither UNCHANGED nor UNDEFINED): its CFA
 // offset, or on V2 s390x a register number as (reg << 1) | 1.
@@ -154,12 +165,16 @@ const char *default_amd64(const EncodeOptions &opt, const sfu_row &row, Words &o
   return nullptr;
 }
 
-// AArch64 and s390x: [cfa], [cfa, ra] or [cfa, ra, fp], with RA 0 (padding) when only FP is saved.
+// AArch64 and s390x: [cfa], [cfa, ra] or [cfa, ra, fp]. Only s390x defines an RA word 0 as
+// padding ("RA not saved") for a row where only FP is saved; AArch64 reads word 0 as RA at CFA+0
+// (the V1 and V2 specifications, binutils), so there such a row has no default form.
 const char *default_ra_fp(const EncodeOptions &opt, const sfu_row &row, Words &out) {
   bool ra_saved = !is_kind(row.ra, SFU_RULE_UNCHANGED), fp_saved = !is_kind(row.fp, SFU_RULE_UNCHANGED);
+  if (fp_saved && !ra_saved && !abi_s390x(opt.abi)) return kFpWithoutRa;
   int32_t ra = 0, fp = 0;
   if (ra_saved)
-    if (const char *why = saved_word(opt, row.ra, kRaPhrases, ra)) return why;
+    if (const char *why = saved_word(opt, row.ra, abi_s390x(opt.abi) ? kRaPhrasesS390x : kRaPhrases, ra))
+      return why;
   if (fp_saved)
     if (const char *why = saved_word(opt, row.fp, kFpPhrases, fp)) return why;
   if (ra_saved || fp_saved) out.w.push_back(ra);

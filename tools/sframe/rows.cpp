@@ -27,6 +27,8 @@ sfu_error read_sframe_functions(const std::vector<uint8_t> &bytes, uint64_t addr
     fn.start = f.start;
     fn.size = f.size;
     fn.pcmask = f.pcmask();
+    // Validation refused a V2/V3 PCMASK function with repeat size 0.
+    if (fn.pcmask) fn.repeat = t.version == kVersion1 ? kV1PcmaskMask + 1 : f.rep_size;
     uint32_t at = f.fres_at;
     for (uint32_t j = 0; j < f.num_fres; j++) {
       Fre fre;
@@ -60,7 +62,9 @@ const SframeFunction *sframe_function_at(const std::vector<SframeFunction> &fns,
 }
 
 const sfu_row *sframe_row_at(const SframeFunction &fn, uint64_t pc) {
-  auto it = std::upper_bound(fn.rows.begin(), fn.rows.end(), pc - fn.start,
+  uint64_t key = pc - fn.start;
+  if (fn.pcmask) key = fn.repeat ? key % fn.repeat : 0;
+  auto it = std::upper_bound(fn.rows.begin(), fn.rows.end(), key,
                              [](uint64_t off, const sfu_row &r) { return off < r.row_start; });
   return it == fn.rows.begin() ? nullptr : &*(it - 1);
 }

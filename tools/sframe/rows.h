@@ -14,7 +14,8 @@ namespace sfu::tools {
 struct SframeFunction {
   uint64_t start = 0;
   uint32_t size = 0;
-  bool pcmask = false;          // PLT-like: rows repeat every rep_size bytes
+  bool pcmask = false;          // PLT-like: rows repeat every `repeat` bytes
+  uint32_t repeat = 0;          // PCMASK: rows keyed by (pc - start) % repeat (V1: the low byte, 256)
   std::vector<sfu_row> rows;    // by row_start
 };
 
@@ -30,8 +31,9 @@ bool read_image_sframe(const ElfImage &image, uint8_t &abi, std::vector<SframeFu
 // The function whose [start, start + size) holds pc, or nullptr (functions sorted by start).
 const SframeFunction *sframe_function_at(const std::vector<SframeFunction> &fns, uint64_t pc);
 
-// The row of `fn` that applies at pc (PCINC functions), or nullptr where the runtime finds none:
-// before the first row, or in a function without rows (sfu_table_find's no-row).
+// The row of `fn` that applies at pc, or nullptr where the runtime finds none: before the first
+// row, or in a function without rows (sfu_table_find's no-row). PCMASK functions match the
+// offset inside the repeating block, as sfu_table_find does.
 const sfu_row *sframe_row_at(const SframeFunction &fn, uint64_t pc);
 
 // "r7+16", "[cfa-8]", "cfa+0", "[r6-8]", "same", "undefined": registers by DWARF number.

@@ -21,8 +21,9 @@ struct Mismatch {
 
 struct VerifyReport {
   size_t functions = 0;    // functions with CFI
-  size_t ranges = 0;          // ranges compared (every address where either side changes)
-  size_t skipped_ranges = 0;  // inside PLT-like (PCMASK) SFrame functions: CFI is a PC expression
+  size_t ranges = 0;           // ranges compared (every address where either side changes)
+  size_t pcmask_addresses = 0;  // of those, addresses inside PLT-like (PCMASK) SFrame functions:
+                                // every one is compared, the CFI's CFA expression evaluated there
   std::vector<Mismatch> mismatches;
   std::vector<uint64_t> not_covered;  // CFI function starts with no SFrame function
 };
@@ -34,5 +35,12 @@ void verify_rows(const std::vector<cfi::Fde> &fdes, const std::vector<SframeFunc
 // Does SFrame rule `s` for register `reg` say what the CFI rule `c` (nullptr: no rule) says?
 bool rule_agrees(const sfu_rule &s, const cfi::RegRule *c, uint32_t reg);
 bool cfa_agrees(const sfu_rule &s, const cfi::CfaRule &c);
+
+// A CFA expression evaluated at `pc` (the PC register: rip 16 on AMD64, 32 on AArch64), when its
+// value is one register plus an offset there, as the .plt's standard expression is
+// (rsp + 8 + ((rip & 15) >= 11) << 3). Literals, arithmetic, comparisons and register reads only:
+// false for memory loads, branches, or a value that is not register + offset.
+bool cfa_expression_at(const std::vector<uint8_t> &expr, uint8_t abi, uint64_t pc, uint32_t &reg,
+                       int64_t &offset);
 
 }  // namespace sfu::tools

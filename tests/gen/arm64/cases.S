@@ -167,6 +167,49 @@ asm_a64_ra_in_x9:
 	.cfi_endproc
 	.size	asm_a64_ra_in_x9, .-asm_a64_ra_in_x9
 
+/* FP saved, RA not: a leaf with a frame-record slot as clang -O2 writes it (the shape of
+ * issue 14): `sub sp; str x29, [sp, #16]`, CFI once after the prologue (.cfi_def_cfa_offset 32,
+ * .cfi_offset 29, -16) and none for the epilogue, as clang 14 does on arm64. The RA stays in
+ * x30. SFrame V1 and V2 have no AArch64 form for it (a 0 RA word there is RA at CFA+0). */
+	.p2align 2
+	.globl	asm_a64_fp_only_clang
+	.type	asm_a64_fp_only_clang, %function
+asm_a64_fp_only_clang:
+	.cfi_startproc
+	sub	sp, sp, #32
+	str	x29, [sp, #16]
+	.cfi_def_cfa_offset 32
+	.cfi_offset 29, -16
+	add	x29, sp, #16
+	str	x0, [sp, #8]
+	ldr	x0, [sp, #8]
+	add	x0, x0, #3
+	ldr	x29, [sp, #16]
+	add	sp, sp, #32
+	ret
+	.cfi_endproc
+	.size	asm_a64_fp_only_clang, .-asm_a64_fp_only_clang
+
+/* FP saved, RA not, as gcc writes it when x29 is an ordinary callee-saved register
+ * (-fomit-frame-pointer): `str x29, [sp, #-16]!` with .cfi_def_cfa_offset 16 and
+ * .cfi_offset 29, -16, and precise epilogue CFI (.cfi_restore 29, .cfi_def_cfa_offset 0). */
+	.p2align 2
+	.globl	asm_a64_fp_only_gcc
+	.type	asm_a64_fp_only_gcc, %function
+asm_a64_fp_only_gcc:
+	.cfi_startproc
+	str	x29, [sp, #-16]!
+	.cfi_def_cfa_offset 16
+	.cfi_offset 29, -16
+	mov	x29, x0
+	add	x0, x29, #5
+	ldr	x29, [sp], #16
+	.cfi_restore 29
+	.cfi_def_cfa_offset 0
+	ret
+	.cfi_endproc
+	.size	asm_a64_fp_only_gcc, .-asm_a64_fp_only_gcc
+
 /* A signal trampoline in the shape of the kernel vDSO's __kernel_rt_sigreturn: a signal frame
  * (augmentation "zRS") whose FDE starts one nop before the symbol, CFA = x29 + 0, and the
  * frame record at positive offsets: x29 at CFA + 0, x30 at CFA + 8. */
