@@ -62,7 +62,9 @@ enum sfu_error sfu_register_module(struct sfu_module *module, const struct sfu_m
  * SFU_E_NO_TEXT_RANGE, SFU_E_TEXT_OVERLAP (another registered table covers some of that text),
  * SFU_E_REGISTRY_FULL (CONFIG_SFU_MAX_MODULES tables already), or any decoder error.
  * Call from normal context. Registrations on several CPUs at once are safe (each claims its own
- * slot), but two that overlap each other's text are only refused if they do not race. */
+ * slot; of two whose text overlaps, at least one is refused), and a registration reads no other
+ * registered module (the registry keeps each one's text range), so a module may be freed by the
+ * rule below while another CPU registers. */
 enum sfu_error sfu_register(struct sfu_module *module, const struct sfu_table_desc *desc,
                             const char *name);
 
@@ -149,10 +151,12 @@ struct sfu_trap_entry {
 /* Why a walk stopped. One line each; sfu_stop_name gives the short name. */
 #define SFU_STOPS(X)                                                                          \
   X(SFU_STOP_NONE, "not-stopped")                      /* the walk can go on */               \
-  X(SFU_STOP_END, "end-of-stack")                      /* clean: outermost row, RA 0; or    */ \
+  X(SFU_STOP_END, "end-of-stack")                      /* clean: outermost row, RA 0 at a   */ \
+                                                       /* stack's top, FP 0 (fallback); or  */ \
                                                        /* after a frame in no known text    */ \
                                                        /* (shown, unreliable)               */ \
-  X(SFU_STOP_BAD_START, "bad-start")                   /* no SP, SP in no stack, unknown ABI */ \
+  X(SFU_STOP_BAD_START, "bad-start")                   /* no SP, SP in no stack, unknown ABI, */ \
+                                                       /* arm64_va_bits not 0 or 36..52     */ \
   X(SFU_STOP_NO_UNWIND_INFO, "no-unwind-info")         /* known text, no row, no fallback */  \
   X(SFU_STOP_TABLE_ERROR, "table-error")               /* the row could not be decoded */     \
   X(SFU_STOP_CFA_OUTSIDE_STACK, "cfa-outside-stacks")  /* CFA in no declared stack */         \
@@ -162,7 +166,9 @@ struct sfu_trap_entry {
   X(SFU_STOP_FRAME_CAP, "frame-cap-reached")           /* max_frames frames given */          \
   X(SFU_STOP_READ_REFUSED, "read-refused")             /* outside the stacks, or hook said no */ \
   X(SFU_STOP_RA_NOT_RECOVERABLE, "ra-not-recoverable") /* a register rule below the top */    \
-  X(SFU_STOP_REGISTER_UNKNOWN, "register-unknown")     /* rule needs a register not known */
+  X(SFU_STOP_REGISTER_UNKNOWN, "register-unknown")     /* rule needs a register not known */ \
+  X(SFU_STOP_ZERO_RETURN_ADDRESS, "zero-return-address") /* RA 0 away from a stack's top: */ \
+                                                       /* a saved RA was overwritten        */
 
 enum sfu_stop {
 #define SFU_STOP_ENUM(name, text) name,
@@ -212,7 +218,7 @@ struct sfu_walk_config {
   const struct sfu_trap_entry *traps; /* the kernel's entry code, if a walk may cross it */
   uint32_t num_traps;
   uint8_t abi;                    /* SFU_ABI_*; target builds: 0 (their own) */
-  uint8_t arm64_va_bits;          /* 0: CONFIG_SFU_ARM64_VA_BITS */
+  uint8_t arm64_va_bits;          /* 0: CONFIG_SFU_ARM64_VA_BITS; else 36..52 (bad-start) */
 };
 
 /* Caller-owned walk state. Fixed size; its fields are private. */

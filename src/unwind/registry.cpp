@@ -1,6 +1,10 @@
 // The registered tables: a fixed array of slots, each a pointer published with release stores
 // and read with acquire loads. Walks only read it; registrations claim a free slot with a
 // compare-and-swap, so several CPUs may register at once. No locks, no allocation.
+//
+// Each slot keeps its own copy of its module's text range, and registration reads only those
+// copies: a module unregistered and freed on another CPU while a registration runs is never
+// read (the rule for freeing a module waits for walks, not for registrations).
 #include "config.h"
 #include "sfu/unwind.h"
 #include "unwind/registry.h"
@@ -11,11 +15,47 @@ constexpr unsigned kSlots = CONFIG_SFU_MAX_MODULES;
 
 // Zero-initialized: no constructor runs before the kernel's first registration.
 sfu_module *g_slots[kSlots];
+uint64_t g_text_start[kSlots], g_text_end[kSlots];  // [start, end) of the slot's module; 0, 0: none
 
-sfu_module *load(unsigned i) { return __atomic_load_n(&g_slots[i], __ATOMIC_ACQUIRE); }
+// Marks a slot a registration has claimed but not yet published (or an unregistration is
+// emptying): walks see no module in it. Only its address is used.
+alignas(sfu_module) char g_claimed_tag;
+sfu_module *claimed() { return reinterpret_cast<sfu_module *>(&g_claimed_tag); }
 
-bool overlaps(const sfu_table &a, const sfu_table &b) {
-  return a.text_start < b.text_end && b.text_start < a.text_end;
+sfu_module *load(unsigned i) {
+  sfu_module *m = __atomic_load_n(&g_slots[i], __ATOMIC_ACQUIRE);
+  return m == claimed() ? nullptr : m;
+}
+
+// Sequentially consistent, with the stores in claim(): of two registrations racing with
+// overlapping text, at least one sees the other's range.
+bool overlaps_another(unsigned self, uint64_t start, uint64_t end) {
+  for (unsigned i = 0; i < kSlots; i++) {
+    if (i == self) continue;
+    uint64_t s = __atomic_load_n(&g_text_start[i], __ATOMIC_SEQ_CST);
+    uint64_t e = __atomic_load_n(&g_text_end[i], __ATOMIC_SEQ_CST);
+    if (s < end && start < e) return true;
+  }
+  return false;
+}
+
+void release(unsigned i) {
+  __atomic_store_n(&g_text_end[i], 0, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&g_text_start[i], 0, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&g_slots[i], nullptr, __ATOMIC_RELEASE);
+}
+
+// A free slot, claimed and given the range; -1 if every slot is taken.
+int claim(uint64_t start, uint64_t end) {
+  for (unsigned i = 0; i < kSlots; i++) {
+    sfu_module *expected = nullptr;
+    if (!__atomic_compare_exchange_n(&g_slots[i], &expected, claimed(), false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+      continue;
+    __atomic_store_n(&g_text_start[i], start, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&g_text_end[i], end, __ATOMIC_SEQ_CST);
+    return int(i);
+  }
+  return -1;
 }
 
 // What the module brings besides its table: a refusal is recorded, never fatal.
@@ -36,20 +76,15 @@ extern "C" enum sfu_error sfu_register_module(struct sfu_module *module, const s
     if (load(i) == module) return SFU_E_TEXT_OVERLAP;
   if (sfu_error e = sfu_table_init(&module->table, &desc->table)) return e;
   module->name = desc->name;
-  for (unsigned i = 0; i < kSlots; i++) {
-    const sfu_module *other = load(i);
-    if (other && overlaps(other->table, module->table)) return SFU_E_TEXT_OVERLAP;
+  int slot = claim(module->table.text_start, module->table.text_end);
+  if (slot < 0) return SFU_E_REGISTRY_FULL;
+  if (overlaps_another(unsigned(slot), module->table.text_start, module->table.text_end)) {
+    release(unsigned(slot));
+    return SFU_E_TEXT_OVERLAP;
   }
   attach_extras(*module, *desc);
-  // Two CPUs registering overlapping text at the same moment could both pass the check above;
-  // registration of one image's modules is serialized by the kernel's module loader anyway.
-  for (unsigned i = 0; i < kSlots; i++) {
-    sfu_module *expected = nullptr;
-    if (__atomic_compare_exchange_n(&g_slots[i], &expected, module, false, __ATOMIC_RELEASE,
-                                    __ATOMIC_RELAXED))
-      return SFU_OK;
-  }
-  return SFU_E_REGISTRY_FULL;
+  __atomic_store_n(&g_slots[slot], module, __ATOMIC_RELEASE);
+  return SFU_OK;
 }
 
 extern "C" enum sfu_error sfu_register(struct sfu_module *module, const struct sfu_table_desc *desc,
@@ -62,11 +97,15 @@ extern "C" enum sfu_error sfu_register(struct sfu_module *module, const struct s
 }
 
 extern "C" enum sfu_error sfu_unregister(struct sfu_module *module) {
+  if (!module) return SFU_E_NOT_REGISTERED;
   for (unsigned i = 0; i < kSlots; i++) {
     sfu_module *expected = module;
-    if (module && __atomic_compare_exchange_n(&g_slots[i], &expected, nullptr, false,
-                                              __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+    // Withdrawn from walks first; the range stays until then, so no registration can claim
+    // this text while a walk may still find the module.
+    if (__atomic_compare_exchange_n(&g_slots[i], &expected, claimed(), false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+      release(i);
       return SFU_OK;
+    }
   }
   return SFU_E_NOT_REGISTERED;
 }

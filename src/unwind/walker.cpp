@@ -18,6 +18,9 @@
 namespace sfu::unwind {
 namespace {
 
+// The virtual address sizes arm64 has (Kconfig SFU_ARM64_VA_BITS takes the same range).
+constexpr uint8_t kArm64VaBitsMin = 36, kArm64VaBitsMax = 52;
+
 // arch/<arch>/capture.S stores registers at these offsets.
 static_assert(__builtin_offsetof(sfu_regs, pc) == 0);
 static_assert(__builtin_offsetof(sfu_regs, r) == 8);
@@ -148,6 +151,7 @@ sfu_stop fallback(const Walk &w, Caller &out, int &stack) {
   uint64_t fp, sp;
   if constexpr (Arch::kFrameRecords) {
     if (!config::kFpFallback || !w.reg(Arch::kFp, fp)) return SFU_STOP_NO_UNWIND_INFO;
+    if (fp == 0) return SFU_STOP_END;  // no frame record: the outermost frame (the ABIs' mark)
     // The caller's SP is just above the record: exact on x86_64 (push %rbp; mov %rsp, %rbp), a
     // lower bound on arm64 where the record may sit below the rest of the frame. Either way the
     // frame is marked unreliable.
@@ -170,6 +174,19 @@ sfu_stop fallback(const Walk &w, Caller &out, int &stack) {
   }
   out.fp_known = true;
   return SFU_STOP_NONE;
+}
+
+// A return address of 0 ends a walk cleanly only where a stack ends: the caller's CFA at the top
+// of its declared stack (within the outermost frame's own few slots: kernels push a zero return
+// address there before their first call), or, after a frame-record step, a record of zeros (the
+// final frame record of AAPCS64, a zero saved RBP on x86_64). Anywhere else a saved return
+// address was overwritten: the stack is damaged and the trace stops unreliable.
+constexpr uint64_t kOutermostCfaSlack = 32;
+
+sfu_stop zero_return_address(const sfu_walk_config &c, const Caller &caller, int stack) {
+  if (caller.source == SFU_SOURCE_FRAME_POINTER && caller.fp == 0) return SFU_STOP_END;
+  uint64_t top = c.stacks[stack].hi;
+  return caller.cfa + kOutermostCfaSlack >= top ? SFU_STOP_END : SFU_STOP_ZERO_RETURN_ADDRESS;
 }
 
 const sfu_trap_entry *trap_for(const sfu_walk_config &c, uint64_t pc) {
@@ -241,7 +258,7 @@ sfu_stop step(sfu_cursor &c) {
   } else if (sfu_stop s = from_row<Arch>(w, row, caller, stack)) {
     return s;
   }
-  if (caller.ra == 0) return SFU_STOP_END;
+  if (caller.ra == 0) return zero_return_address(c.config, caller, stack);
   // A CFA equal to the last one is only allowed across a stack switch.
   if (stack == c.stack_index && caller.cfa == c.prev_cfa)
     return caller.ra == pc ? SFU_STOP_REPEATED_FRAME : SFU_STOP_WRONG_DIRECTION;
@@ -343,6 +360,12 @@ extern "C" void sfu_walk_start(struct sfu_cursor *c, const struct sfu_regs *regs
   c->regs.valid = regs->valid;
   for (unsigned i = 0; i < SFU_REGS_MAX; i++) c->regs.r[i] = regs->r[i];
   if (!abi_supported(c->config.abi)) {
+    c->stop = SFU_STOP_BAD_START;
+    return;
+  }
+  // The PAC strip mask is 1 << va_bits: a size arm64 does not have is refused, never shifted.
+  uint8_t va_bits = c->config.arm64_va_bits;
+  if (sfu::sframe::abi_aarch64(c->config.abi) && va_bits && (va_bits < kArm64VaBitsMin || va_bits > kArm64VaBitsMax)) {
     c->stop = SFU_STOP_BAD_START;
     return;
   }

@@ -94,10 +94,11 @@ TEST(CrashReunwind, AFrameThatDiffersIsNamed) {
 TEST(CrashReunwind, AWalkThatStopsEarlierIsNamed) {
   Record r(SFU_ABI_AMD64_LE);
   ASSERT_EQ(r.open(), SFU_OK);
-  r.patch_window_word(0x7fa8 - 0x7f00, 0);  // a return address of 0: the host's walk ends there
+  r.patch_window_word(0x7fa8 - 0x7f00, 0);  // a return address of 0: the host's walk stops there
   Reunwound out = walk_again(r);
   ASSERT_EQ(out.differences.size(), 1u);
-  EXPECT_EQ(out.differences[0], "the host walk stops after 2 frames (end-of-stack); the device's gave 3 (end-of-stack)");
+  EXPECT_EQ(out.differences[0],
+            "the host walk stops after 2 frames (zero-return-address); the device's gave 3 (end-of-stack)");
 }
 
 TEST(CrashReunwind, WindowsEndingBeforeTheDevicesWalkAreANoteNotADifference) {

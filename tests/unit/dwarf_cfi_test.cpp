@@ -1168,6 +1168,23 @@ ErrorCases error_cases() {
     EXPECT_LT(failing_row, kPairs);
     e.add("rows past the memory budget", b, "too-many-rules", fm.insns + 3 * failing_row);
   }
+  {
+    // DW_CFA_remember_state copies the rules too: remembered and restored over and over without
+    // a single row, the same long expression spends the same budget (a 4 MB section of this
+    // shape once took 1.6 GB and half a minute).
+    Builder b;
+    CieSpec c = x86_cie();
+    c.insns = Ops().def_cfa(7, 8).expr(16, std::vector<uint8_t>(8000, 0x96)).v;
+    auto cm = b.cie(c);
+    Ops ops;
+    constexpr unsigned kPairs = 1200;
+    for (unsigned i = 0; i < kPairs; i++) ops.remember().restore_state();
+    auto fm = b.fde(F(cm.rec, kStart, 0x10).ops(ops.v));
+    uint64_t budget = (uint64_t(1) << 20) + 4 * b.b.size(), copy_cost = 1 + 1 + 8000 / 8;
+    uint64_t failing = budget / copy_cost;  // the remember that would pass it
+    EXPECT_LT(failing, kPairs);
+    e.add("remembered states past the memory budget", b, "too-many-rules", fm.insns + 2 * failing);
+  }
   return e;
 }
 

@@ -1,6 +1,7 @@
 // Walks on several threads while another thread registers and unregisters tables: every walk
 // must see the table it needs and give the same frames, with no lock in the walker or registry.
 #include <gtest/gtest.h>
+#include <sanitizer/asan_interface.h>
 
 #include <atomic>
 #include <memory>
@@ -45,10 +46,10 @@ TEST(RegistryConcurrency, WalksSeeTheirTableWhileOthersComeAndGo) {
 
   std::atomic<bool> stop{false};
   std::atomic<long> walks{0}, wrong{0};
-  // Two frames in the walked function (it "called itself"), then a return address of 0: a walk
-  // that ever missed the table would stop after the first frame.
+  // Two frames in the walked function (it "called itself"), then a return address of 0 at the
+  // top of the stack: a walk that ever missed the table would stop after the first frame.
   FakeMemory mem(false);
-  mem.add_stack(0x7000, 0x8000);
+  mem.add_stack(0x7000, 0x7f20);
   mem.put(0x7f08, kText + 0x30);
   mem.put(0x7f18, 0);
   const sfu_walk_config c = mem.config(SFU_ABI_AMD64_LE);
@@ -82,6 +83,56 @@ TEST(RegistryConcurrency, WalksSeeTheirTableWhileOthersComeAndGo) {
   EXPECT_GE(walks.load(), 20000);
   EXPECT_EQ(wrong.load(), 0);
   EXPECT_GT(registrations, 1000);
+}
+
+TEST(RegistryConcurrency, RegistrationReadsNoRegisteredModule) {
+  // A registration on one CPU while another unregisters a module and frees it (the documented
+  // rule waits for walks only): the registration must not read the freed module. Poisoned here,
+  // the module's memory would be reported by ASan on any read; its slot's range must still
+  // count until it is unregistered.
+  std::vector<uint8_t> a_bytes = one_function_table(kText), b_bytes = one_function_table(kText + 0x80),
+                       c_bytes = one_function_table(kText + 0x1000);
+  sfu_table_desc a_desc = desc_for(a_bytes, kText), b_desc = desc_for(b_bytes, kText + 0x80),
+                 c_desc = desc_for(c_bytes, kText + 0x1000);
+  auto a = std::make_unique<sfu_module>();
+  sfu_module b{}, c{};
+  ASSERT_EQ(sfu_register(a.get(), &a_desc, "a"), SFU_OK);
+  ASAN_POISON_MEMORY_REGION(a.get(), sizeof(sfu_module));
+  EXPECT_EQ(sfu_register(&b, &b_desc, "b"), SFU_E_TEXT_OVERLAP);  // a's text, from the registry's copy
+  EXPECT_EQ(sfu_register(&c, &c_desc, "c"), SFU_OK);
+  ASAN_UNPOISON_MEMORY_REGION(a.get(), sizeof(sfu_module));
+  EXPECT_EQ(sfu_unregister(a.get()), SFU_OK);
+  EXPECT_EQ(sfu_register(&b, &b_desc, "b"), SFU_OK);  // the text is free again
+  EXPECT_EQ(sfu_unregister(&b), SFU_OK);
+  EXPECT_EQ(sfu_unregister(&c), SFU_OK);
+}
+
+TEST(RegistryConcurrency, RacingOverlappingRegistrationsNeverBothWin) {
+  // Two CPUs registering overlapping text at the same moment: at most one is published.
+  std::vector<uint8_t> x_bytes = one_function_table(kText), y_bytes = one_function_table(kText + 0x40);
+  sfu_table_desc x_desc = desc_for(x_bytes, kText), y_desc = desc_for(y_bytes, kText + 0x40);
+  for (int round = 0; round < 2000; round++) {
+    sfu_module x{}, y{};
+    std::atomic<int> ready{0};
+    sfu_error ex = SFU_OK, ey = SFU_OK;
+    std::thread tx([&] {
+      ready++;
+      while (ready.load() < 2) {
+      }
+      ex = sfu_register(&x, &x_desc, "x");
+    });
+    std::thread ty([&] {
+      ready++;
+      while (ready.load() < 2) {
+      }
+      ey = sfu_register(&y, &y_desc, "y");
+    });
+    tx.join();
+    ty.join();
+    ASSERT_FALSE(ex == SFU_OK && ey == SFU_OK) << "round " << round;
+    if (ex == SFU_OK) sfu_unregister(&x);
+    if (ey == SFU_OK) sfu_unregister(&y);
+  }
 }
 
 }  // namespace

@@ -57,11 +57,40 @@ TEST(WalkX86_64, FrameCap) {
 }
 
 TEST(WalkX86_64, ReturnAddressZeroEndsCleanly) {
+  // At the top of the stack (B's CFA 0x7fb0, the stack ending at 0x7fc0): where a kernel's first
+  // code pushes a zero return address before its first call.
+  X86Chain x;
+  FakeMemory m(false);
+  m.add_stack(kStackLo, 0x7fc0);
+  m.put(0x7f08, x.B + 0x20);
+  m.put(0x7f00, 0x7fa0);
+  m.put(0x7fa8, 0);
+  Walked w = walk(x.start(), m.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(w.frames.size(), 2u);
+  EXPECT_EQ(w.stop, SFU_STOP_END);
+  m.add_stack(0x8000, 0x9000);  // another stack above does not make 0x7fc0 any less a top
+  EXPECT_EQ(walk(x.start(), m.config(SFU_ABI_AMD64_LE)).stop, SFU_STOP_END);
+}
+
+TEST(WalkX86_64, ReturnAddressZeroInTheMiddleOfTheStackIsADamagedStack) {
+  // The same zero with 0x50 bytes of stack above B's CFA: a saved return address overwritten,
+  // not the end. The frames so far are shown; the trace is not vouched for.
   X86Chain x;
   x.mem.put(0x7fa8, 0);
   Walked w = walk(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
   EXPECT_EQ(w.frames.size(), 2u);
-  EXPECT_EQ(w.stop, SFU_STOP_END);
+  EXPECT_EQ(w.stop, SFU_STOP_ZERO_RETURN_ADDRESS);
+  EXPECT_STREQ(sfu_stop_name(w.stop), "zero-return-address");
+  // Within 32 bytes of the top it is an end: the outermost frame's own slots.
+  for (uint64_t above : {32, 40}) {
+    FakeMemory m(false);
+    m.add_stack(kStackLo, 0x7fb0 + above);
+    m.put(0x7f08, x.B + 0x20);
+    m.put(0x7f00, 0x7fa0);
+    m.put(0x7fa8, 0);
+    EXPECT_EQ(walk(x.start(), m.config(SFU_ABI_AMD64_LE)).stop,
+              above <= 32 ? SFU_STOP_END : SFU_STOP_ZERO_RETURN_ADDRESS) << above;
+  }
 }
 
 // The return address is shown (it may be a caller without a table, or a corrupted slot), the
@@ -148,6 +177,26 @@ TEST(WalkX86_64, FramePointerFallbackIsMarkedUnreliable) {
   EXPECT_FALSE(w.frames[1].reliable);
   EXPECT_FALSE(w.frames[2].reliable);  // everything after a guess is a guess
   EXPECT_EQ(w.stop, SFU_STOP_END);
+}
+
+TEST(WalkX86_64, FramePointerFallbackKnowsTheOutermostRecord) {
+  // No row covers the PC. With RBP 0 there is no frame record at all: the outermost frame.
+  X86Chain x;
+  Walked w = walk(regs_with(kText + 0x800, {{SFU_X86_64_RSP, 0x7ef0}, {SFU_X86_64_RBP, 0}}),
+                  x.mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(w.frames.size(), 1u);
+  EXPECT_EQ(w.stop, SFU_STOP_END);
+  // A record of zeros (saved RBP 0, return address 0) in the middle of the stack: the final record.
+  x.mem.put(0x7e00, 0);
+  x.mem.put(0x7e08, 0);
+  w = walk(regs_with(kText + 0x800, {{SFU_X86_64_RSP, 0x7df0}, {SFU_X86_64_RBP, 0x7e00}}), x.mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(w.frames.size(), 1u);
+  EXPECT_EQ(w.stop, SFU_STOP_END);
+  // A live saved RBP with a zeroed return address: damaged.
+  x.mem.put(0x7e00, 0x7fa0);
+  w = walk(regs_with(kText + 0x800, {{SFU_X86_64_RSP, 0x7df0}, {SFU_X86_64_RBP, 0x7e00}}), x.mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(w.frames.size(), 1u);
+  EXPECT_EQ(w.stop, SFU_STOP_ZERO_RETURN_ADDRESS);
 }
 
 TEST(WalkX86_64, NoUnwindInfoWithoutAFramePointer) {
@@ -270,6 +319,28 @@ TEST(WalkArm64, ConfiguredAddressSize) {
   c.arm64_va_bits = 40;  // 0x002a... is above 40 bits too; M + 0x14 is below
   Walked w = walk(a.start(0x0000ab0000000000 | (a.M + 0x14)), c);
   EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{a.L + 4, a.M + 0x14, a.N + 0x24}));
+}
+
+TEST(WalkArm64, AnAddressSizeArm64DoesNotHaveIsABadStart) {
+  // 64 would make the strip mask a shift by 64 (every return address stripped to 0: a walk
+  // that "ends cleanly" after one frame); 35 and 53 are outside what the architecture has.
+  Arm64Chain a;
+  sfu_walk_config c = a.mem.config(SFU_ABI_AARCH64_LE);
+  for (uint8_t bits : {1, 35, 53, 63, 64, 255}) {
+    c.arm64_va_bits = bits;
+    Walked w = walk(a.start(kPac | (a.M + 0x14)), c);
+    EXPECT_EQ(w.stop, SFU_STOP_BAD_START) << int(bits);
+    EXPECT_TRUE(w.frames.empty()) << int(bits);
+  }
+  for (uint8_t bits : {36, 52}) {
+    c.arm64_va_bits = bits;
+    EXPECT_EQ(walk(a.start(kPac | (a.M + 0x14)), c).stop, SFU_STOP_END) << int(bits);
+  }
+  // Other architectures do not read the field.
+  X86Chain x;
+  sfu_walk_config xc = x.mem.config(SFU_ABI_AMD64_LE);
+  xc.arm64_va_bits = 64;
+  EXPECT_EQ(walk(x.start(), xc).stop, SFU_STOP_END);
 }
 
 // ---- s390x -------------------------------------------------------------------------------------

@@ -385,14 +385,21 @@ class Parser {
     return true;
   }
 
-  // Takes `cost` copies of rules (rows, events) from the section's budget.
+  // Takes `cost` copies of rules (rows, remembered states, events) from the section's budget.
   bool charge(uint64_t cost, Reader &r, uint64_t at) {
     if (cost > budget_)
       return r.fail(ErrorCode::kTooManyRules, at,
-                    "the rows' copies of rules pass the budget of 2^20 + " + std::to_string(kBudgetPerByte) +
-                        " per section byte");
+                    "the copies of rules (rows, remembered states) pass the budget of 2^20 + " +
+                        std::to_string(kBudgetPerByte) + " per section byte");
     budget_ -= cost;
     return true;
+  }
+
+  // What a full copy of the rules costs: one per rule, and one per 8 expression bytes.
+  static uint64_t copy_cost(const State &st) {
+    uint64_t cost = 1 + st.regs.size() + st.cfa.expr.size() / 8;
+    for (const auto &[n, rule] : st.regs) cost += rule.expr.size() / 8;
+    return cost;
   }
 
   // Appends [from, to) under `st`, extending the last row when the rules did not change.
@@ -405,9 +412,7 @@ class Parser {
       f.rows.back().end = to;
       return true;
     }
-    uint64_t cost = 1 + st.regs.size() + st.cfa.expr.size() / 8;
-    for (const auto &[n, rule] : st.regs) cost += rule.expr.size() / 8;
-    if (!charge(cost, r, at)) return false;
+    if (!charge(copy_cost(st), r, at)) return false;
     Row row;
     row.start = from;
     row.end = to;
@@ -600,6 +605,9 @@ class Parser {
           if (stack.size() >= kMaxStateDepth)
             return r.fail(ErrorCode::kRememberStateTooDeep, at,
                           "more than " + std::to_string(kMaxStateDepth) + " remembered states");
+          // A full copy too: remembered over and over, it would cost time and memory with the
+          // square of the input, like rows.
+          if (!charge(copy_cost(st), r, at)) return false;
           stack.push_back(Saved{st.cfa, st.kept, st.regs, st.ra_signed});
           if (!note(RuleEvent::kRemember, 0, at)) return false;
           break;
