@@ -16,6 +16,7 @@ sfu=$1
 work=$2
 qemu=$3
 gtest=${GTEST_SRC:-/usr/src/googletest/googletest}
+source "$(dirname "$0")/../support/googletest.sh"
 stride=${ADDR2LINE_STRIDE:-7}
 mkdir -p "$work"
 
@@ -93,22 +94,12 @@ variants=(
   "gcc-arm64-dwarf5|aarch64-linux-gnu-g++|aarch64-linux-gnu-g++"
   "clang-arm64-dwarf5|${arm64_clang[*]}|aarch64-linux-gnu-g++"
 )
-build_gtest() {  # NAME COMPILER LINKER
-  local dir=$work/$1 cc=$2 ld=$3 src pids=() ok=1
-  mkdir -p "$dir"
-  for src in src/gtest-all.cc src/gtest_main.cc samples/sample1.cc samples/sample1_unittest.cc; do
-    $cc -std=c++17 -g -O2 -I"$gtest/include" -I"$gtest" -c "$gtest/$src" -o "$dir/$(basename "$src" .cc).o" &
-    pids+=($!)
-  done
-  for p in "${pids[@]}"; do wait "$p" || ok=0; done
-  [[ $ok == 1 ]] && $ld -o "$dir/gtest.elf" "$dir"/{sample1_unittest,sample1,gtest-all,gtest_main}.o -pthread
-}
 for v in "${variants[@]}"; do
   IFS='|' read -r name cc ld <<<"$v"
   image=$work/$name/gtest.elf
   if [[ ! -e $image || $0 -nt $image ]]; then
     rm -f "$image"
-    build_gtest "$name" "$cc" "$ld" >"$work/$name.build.log" 2>&1 || true
+    build_gtest "$work/$name" "$cc" "$ld" >"$work/$name.build.log" 2>&1 || true
   fi
   if [[ ! -e $image ]]; then
     fail "googletest $name" "build failed: $(tail -n 1 "$work/$name.build.log")"

@@ -172,16 +172,6 @@ std::string reg_name(uint16_t machine, uint64_t reg) {
   return reg < names.size() && !names[reg].empty() ? names[reg] : "r" + std::to_string(reg);
 }
 
-struct AbiRegs {
-  int sp, fp, ra;
-};
-
-AbiRegs abi_regs(uint16_t machine) {
-  if (machine == kEmAarch64) return {31, 29, 30};
-  if (machine == kEmS390) return {15, 11, 14};
-  return {7, 6, 16};
-}
-
 // The image's SFrame rows as a reference: CFA, RA and FP (s390x: SP = CFA - 160 too).
 Reference sframe_reference(const ElfImage &img, uint64_t load, const std::vector<SframeFunction> &fns,
                            std::set<uint64_t> &points) {

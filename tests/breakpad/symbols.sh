@@ -29,6 +29,7 @@ qemu=$5
 gtest_cache=$6
 here=$(cd "$(dirname "$0")" && pwd)
 gtest=${GTEST_SRC:-/usr/src/googletest/googletest}
+source "$(dirname "$0")/../support/googletest.sh"
 mkdir -p "$work"
 
 passed=0
@@ -106,17 +107,7 @@ for elf in "${s390[@]}"; do
 done
 
 # --- googletest ----------------------------------------------------------------------------------
-# The addr2line suite's variants and recipe (tests/addr2line/check.sh), into its cache.
-build_gtest() {  # NAME COMPILER LINKER
-  local dir=$gtest_cache/$1 cc=$2 ld=$3 src pids=() ok=1
-  mkdir -p "$dir"
-  for src in src/gtest-all.cc src/gtest_main.cc samples/sample1.cc samples/sample1_unittest.cc; do
-    $cc -std=c++17 -g -O2 -I"$gtest/include" -I"$gtest" -c "$gtest/$src" -o "$dir/$(basename "$src" .cc).o" &
-    pids+=($!)
-  done
-  for p in "${pids[@]}"; do wait "$p" || ok=0; done
-  [[ $ok == 1 ]] && $ld -o "$dir/gtest.elf" "$dir"/{sample1_unittest,sample1,gtest-all,gtest_main}.o -pthread
-}
+# The addr2line suite's variants (tests/addr2line/check.sh), built by tests/support/googletest.sh into its cache.
 arm64_clang="clang++ --target=aarch64-linux-gnu"
 variants=(
   "gcc-x86_64-dwarf5|g++|g++"
@@ -129,7 +120,7 @@ for v in "${variants[@]}"; do
   IFS='|' read -r name cc ld <<<"$v"
   image=$gtest_cache/$name/gtest.elf
   if [[ ! -e $image ]]; then
-    build_gtest "$name" "$cc" "$ld" >"$gtest_cache/$name.build.log" 2>&1 || true
+    build_gtest "$gtest_cache/$name" "$cc" "$ld" >"$gtest_cache/$name.build.log" 2>&1 || true
   fi
   if [[ ! -e $image ]]; then
     fail "googletest $name" "build failed: $(tail -n 1 "$gtest_cache/$name.build.log")"

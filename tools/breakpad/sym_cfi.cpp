@@ -183,19 +183,15 @@ SymStackEntry stack_entry_from_fde(const cfi::Fde &fde, uint16_t machine) {
   return std::move(w.entry());
 }
 
-namespace {
-
 // --- SFrame ----------------------------------------------------------------------------------
-
-struct AbiRegs {
-  int sp, fp, ra;
-};
 
 AbiRegs abi_regs(uint16_t machine) {
   if (machine == kEmAarch64) return {31, 29, 30};
   if (machine == kEmS390) return {15, 11, 14};
   return {7, 6, 16};
 }
+
+namespace {
 
 std::string plus(const std::string &base, int64_t off) { return base + " " + std::to_string(off) + " +"; }
 

@@ -35,6 +35,13 @@
 
 namespace sfu::tools::breakpad {
 
+// The DWARF numbers of the stack pointer, frame pointer and return address an SFrame row's CFA,
+// FP and RA rules speak of, for an ELF machine (x86_64 when it is neither arm64 nor s390x).
+struct AbiRegs {
+  int sp, fp, ra;
+};
+AbiRegs abi_regs(uint16_t machine);
+
 // The register names of an ELF machine, by DWARF number ("" where there is none).
 const std::vector<std::string> &cfi_register_names(uint16_t machine);
 
