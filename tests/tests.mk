@@ -56,7 +56,7 @@ include tests/qemu/qemu.mk
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_SAN := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_DWARF_SRCS := $(addprefix tools/dwarf/,debug_info.cpp line_table.cpp ranges.cpp source.cpp source_index.cpp \
-	addr2line.cpp) tools/elf/elf_file.cpp tools/elf/symbol_table.cpp
+	addr2line.cpp) tools/elf/elf_file.cpp tools/elf/symbol_table.cpp tools/elf/functions.cpp tools/text/format.cpp
 FUZZ_BREAKPAD_SRCS := $(addprefix tools/breakpad/,postfix.cpp cfi_rules.cpp sym_file.cpp stackwalk.cpp microdump.cpp \
 	minidump.cpp dump.cpp module_id.cpp)
 FUZZ_SRCS := $(CORE_SRCS) $(sort $(wildcard tests/fuzz/*.cpp)) tools/crash/records.cpp $(FUZZ_DWARF_SRCS) \
