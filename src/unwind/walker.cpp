@@ -258,6 +258,10 @@ sfu_stop step(sfu_cursor &c) {
   } else if (sfu_stop s = from_row<Arch>(w, row, caller, stack)) {
     return s;
   }
+  // A V1 repeating block (gas's .plt) does not record its size: rows are matched on the low byte
+  // of the offset, as binutils 2.40 reads them, which is right only for 256-byte blocks (.plt
+  // entries are 16). The caller found so is shown, not vouched for.
+  bool guessed = e == SFU_OK && (row.flags & SFU_ROW_PCMASK) && m->table.version == sframe::kVersion1;
   if (caller.ra == 0) return zero_return_address(c.config, caller, stack);
   // A CFA equal to the last one is only allowed across a stack switch.
   if (stack == c.stack_index && caller.cfa == c.prev_cfa)
@@ -272,7 +276,7 @@ sfu_stop step(sfu_cursor &c) {
   c.topmost = 0;
   c.exact_pc = caller.exact_pc;
   enter_module(c, caller.exact_pc ? caller.ra : caller.ra - 1);
-  if (caller.source != SFU_SOURCE_TABLE && caller.source != SFU_SOURCE_SIGNAL_FRAME) c.reliable = 0;
+  if ((caller.source != SFU_SOURCE_TABLE && caller.source != SFU_SOURCE_SIGNAL_FRAME) || guessed) c.reliable = 0;
   c.last_source = caller.source;
   return SFU_STOP_NONE;
 }

@@ -424,6 +424,29 @@ TEST(Walk, SignalFrameCallerIsLookedUpAtItsExactPc) {
   EXPECT_EQ(sfu_frame_lookup_pc(&w.frames[2]), G + 0x13);
 }
 
+TEST(Walk, AV1RepeatingBlockGivesNoReliableCaller) {
+  // gas 2.40's .plt: 16-byte entries, rows at 0 (CFA sp+8) and 0xb (CFA sp+16). V1 records no
+  // block size; rows are matched on the low byte of the offset, so at offset 4 of the second
+  // entry (0x14) the row at 0xb is taken and the caller read one slot too high. V2 says 16.
+  const uint64_t P = kText + 0x400, G = kText + 0x100;
+  for (uint8_t version : {1, 2}) {
+    FdeSpec plt = fde_spec(P, 0x40, {{0, {8}}, {0xb, {16}}});
+    plt.pcmask = true;
+    plt.rep_size = version == 1 ? 0 : 16;
+    Registered reg{table_spec(version, SFU_ABI_AMD64_LE, {fde_spec(G, 0x40, {{0, {8}}}), plt}), kText, kText + 0x1000};
+    ASSERT_EQ(reg.error(), SFU_OK);
+    FakeMemory mem(false);
+    mem.add_stack(kStackLo, kStackHi);
+    mem.put(0x7f00, G + 4);  // the return address the call into the stub pushed
+    mem.put(0x7f08, G + 8);  // one slot higher
+    Walked w = walk(regs_with(P + 0x14, {{SFU_X86_64_RSP, 0x7f00}}), mem.config(SFU_ABI_AMD64_LE));
+    ASSERT_GE(w.frames.size(), 2u) << int(version);
+    EXPECT_EQ(w.frames[1].pc, version == 1 ? G + 8 : G + 4) << int(version);
+    EXPECT_EQ(w.frames[1].reliable, version == 1 ? 0 : 1) << int(version);
+    EXPECT_NE(w.stop == SFU_STOP_END && version == 1, true);  // never a reliable trace through it
+  }
+}
+
 TEST(Walk, BacktraceFillsAnArray) {
   X86Chain x;
   sfu_regs r = x.start();
