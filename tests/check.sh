@@ -65,7 +65,11 @@ run_suite qemu make --no-print-directory -s BUILD="$BUILD" qemu-test
 run_suite addr2line bash tests/addr2line/check.sh "$BUILD/tools/sfu" "$BUILD/check/addr2line" "$BUILD/qemu"
 run_suite breakpad bash tests/breakpad/check.sh "$BUILD/tools/sfu" "$BUILD/tests/sym_cfi_equal" "$BUILD/check/breakpad" \
   "$BUILD/qemu" "$BUILD/oracles/breakpad"
-run_suite fuzz bash tests/fuzz/run.sh "$BUILD/fuzz/fuzz_sframe" "$FUZZ_CHECK_SECONDS" "$SFU_CORPUS"
+# Both fuzz targets in FUZZ_CHECK_SECONDS: two thirds for the decoder's, the rest for the walker's.
+fuzz_sframe_seconds=$((FUZZ_CHECK_SECONDS * 2 / 3 > 0 ? FUZZ_CHECK_SECONDS * 2 / 3 : 1))
+fuzz_walk_seconds=$((FUZZ_CHECK_SECONDS - fuzz_sframe_seconds > 0 ? FUZZ_CHECK_SECONDS - fuzz_sframe_seconds : 1))
+run_suite fuzz bash tests/fuzz/run.sh "$BUILD/fuzz/fuzz_sframe" "$fuzz_sframe_seconds" "$SFU_CORPUS" \
+  "$BUILD/fuzz/fuzz_walk" "$fuzz_walk_seconds"
 
 echo "$total_pass passed, $total_fail failed"
 [[ $total_fail -eq 0 ]]

@@ -17,9 +17,9 @@
 #   addr2line     tests/addr2line/check.sh: sfu symbolize against binutils' addr2line (kernels, googletest)
 #   breakpad      tests/breakpad/check.sh: sfu breakpad against Breakpad's dump_syms, minidumps and
 #                 sfu stackwalk against its stackwalkers (the oracle built once into build/oracles/breakpad)
-#   fuzz          the libFuzzer target (SFrame sections, crash records and logs, symbol tables, DWARF, Breakpad
-#                 .sym files and microdumps) for FUZZ_CHECK_SECONDS
-#                 under ASan + UBSan
+#   fuzz          the two libFuzzer targets under ASan + UBSan, in FUZZ_CHECK_SECONDS together (2/3, 1/3):
+#                 fuzz_sframe (SFrame sections, crash records and logs, symbol tables, DWARF, Breakpad
+#                 .sym files and microdumps) and fuzz_walk (the walker: tables, stacks, registers, traps)
 #
 # Shared test code lives in tests/support/ and is linked into every host test binary.
 
@@ -59,13 +59,22 @@ FUZZ_DWARF_SRCS := $(addprefix tools/dwarf/,debug_info.cpp line_table.cpp ranges
 	addr2line.cpp) tools/elf/elf_file.cpp tools/elf/symbol_table.cpp tools/elf/functions.cpp tools/text/format.cpp
 FUZZ_BREAKPAD_SRCS := $(addprefix tools/breakpad/,postfix.cpp cfi_rules.cpp sym_file.cpp stackwalk.cpp microdump.cpp \
 	minidump.cpp dump.cpp module_id.cpp)
-FUZZ_SRCS := $(CORE_SRCS) $(sort $(wildcard tests/fuzz/*.cpp)) tools/crash/records.cpp $(FUZZ_DWARF_SRCS) \
-	$(FUZZ_BREAKPAD_SRCS)
+FUZZ_SRCS := $(CORE_SRCS) $(filter-out tests/fuzz/fuzz_walk.cpp,$(sort $(wildcard tests/fuzz/*.cpp))) \
+	tools/crash/records.cpp $(FUZZ_DWARF_SRCS) $(FUZZ_BREAKPAD_SRCS)
 FUZZ_HDRS := $(sort $(wildcard tests/support/*.h tests/fuzz/*.h)) tools/crash/records.h $(TOOLS_HDRS)
 $(FUZZ_DIR)/fuzz_sframe: $(FUZZ_SRCS) $(FUZZ_HDRS) $(CORE_HDRS) $(CONFIG_H) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CLANGXX) -std=c++20 -O1 -g -I. -Iinclude -Isrc -Iarch -Itests -I$(BUILD)/config -DSFU_HOSTED=1 $(FUZZ_SAN) \
 		-o $@ $(FUZZ_SRCS)
+
+# The second target, over the walker (tests/fuzz/fuzz_walk.cpp): random or given tables, fake
+# stacks behind the no-fault hook (tests/support/fake_machine.cpp), registers and trap layouts.
+FUZZ_WALK_SRCS := $(CORE_SRCS) tests/fuzz/fuzz_walk.cpp $(addprefix tests/support/,fake_machine.cpp random_tables.cpp \
+	sframe_builder.cpp)
+$(FUZZ_DIR)/fuzz_walk: $(FUZZ_WALK_SRCS) $(FUZZ_HDRS) $(CORE_HDRS) $(CONFIG_H) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CLANGXX) -std=c++20 -O1 -g -I. -Iinclude -Isrc -Iarch -Itests -I$(BUILD)/config -DSFU_HOSTED=1 $(FUZZ_SAN) \
+		-o $@ $(FUZZ_WALK_SRCS)
 
 # The core again, built with a second configuration (tests/variant/minimal.config).
 VARIANT_DIR := $(BUILD)/variant-minimal
@@ -131,16 +140,17 @@ $(BUILD)/tests/sym_cfi_equal: tests/breakpad/sym_cfi_equal.cpp $(TOOLS_LIB_OBJS)
 
 .PHONY: unit-tests fuzz-build
 unit-tests: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests
-fuzz-build: $(FUZZ_DIR)/fuzz_sframe
+fuzz-build: $(FUZZ_DIR)/fuzz_sframe $(FUZZ_DIR)/fuzz_walk
 
-fuzz: $(FUZZ_DIR)/fuzz_sframe
-	bash tests/fuzz/run.sh $(FUZZ_DIR)/fuzz_sframe $(FUZZ_SECONDS) $(SFU_CORPUS)
+# Both targets, each for FUZZ_SECONDS.
+fuzz: $(FUZZ_DIR)/fuzz_sframe $(FUZZ_DIR)/fuzz_walk
+	bash tests/fuzz/run.sh $(FUZZ_DIR)/fuzz_sframe $(FUZZ_SECONDS) $(SFU_CORPUS) $(FUZZ_DIR)/fuzz_walk $(FUZZ_SECONDS)
 
 check: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests $(BUILD)/tests/linked_image \
 		$(BUILD)/tests/reserve_image_gcc $(BUILD)/tests/reserve_image_clang $(BUILD)/tests/symbols_image_gas \
 		$(BUILD)/tests/crash_program \
 		gen-corpus qemu-kernels \
-		$(BUILD)/tests/x86_walk_tests $(FUZZ_DIR)/fuzz_sframe tools $(BUILD)/tests/sym_cfi_equal
+		$(BUILD)/tests/x86_walk_tests $(FUZZ_DIR)/fuzz_sframe $(FUZZ_DIR)/fuzz_walk tools $(BUILD)/tests/sym_cfi_equal
 	@$(MAKE) --no-print-directory ARCH=x86_64 lib
 	@$(MAKE) --no-print-directory ARCH=arm64 lib
 	@$(MAKE) --no-print-directory ARCH=s390x lib
