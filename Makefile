@@ -3,7 +3,7 @@
 #   make host                         the same core for the host (PIC): build/host/libsfu.a
 #   make tools                        build/tools/sfu
 #   make check                        every test suite; ends with "N passed, M failed"
-#   make fuzz [FUZZ_SECONDS=N]        the libFuzzer target, as long as asked
+#   make fuzz [FUZZ_SECONDS=N]        both libFuzzer targets (fuzz_sframe, fuzz_walk), each N seconds
 #   make defconfig | menuconfig | olddefconfig
 # Every target first installs missing Debian packages (scripts/install-deps.sh).
 
