@@ -126,7 +126,10 @@ void check_frames(const Walked &w, const std::vector<sfu_stack> &stacks, uint32_
     if (at == stacks.size()) die("frame SP off the declared stacks, or a stack switch backwards", f.sp, SFU_OK);
     if (f.index != std::min<size_t>(i, 255)) die("frame index", i, SFU_OK);
     if (i == 0 && (f.source != SFU_SOURCE_REGISTERS || f.cfa != 0)) die("first frame not the registers'", f.pc, SFU_OK);
-    if (f.module != sfu_module_for_pc(f.pc)) die("frame's module is not the one whose text holds its pc", f.pc, SFU_OK);
+    // The module is the one whose text holds the frame's lookup address (a return address: the
+    // call before it, which may be a function's last instruction, so pc itself may be past it).
+    if (f.module != sfu_module_for_pc(sfu_frame_lookup_pc(&f)))
+      die("frame's module is not the one whose text holds its lookup address", f.pc, SFU_OK);
   }
 }
 
