@@ -27,8 +27,9 @@
 //            after it in pages (1; n % 3)
 //   config   frame cap (1; 1 + n % 64), arm64 address size (1: < 0x80 none, < 0xf0 36..52,
 //            else 50..65, most of them a bad start)
-//   traps    count (1; n % 3), then per entry: start (tagged word), length (2), saved-PC offset
-//            (2, signed), saved mask (4), and an offset (2, signed) per saved register
+//   traps    count (1; n % 3), then per entry: start (tagged word), length (2; with bit 15 set
+//            every offset is its low byte, signed, times 8), saved-PC offset (2, signed), saved
+//            mask (4), and an offset (2, signed) per saved register
 //   regs     PC (tagged word), valid mask (4), a tagged word per valid register, SP placement
 //            (1: n % 16 != 0 puts the SP on stack (n >> 4) at the offset in 2 more bytes)
 //   memory   the rest: tagged words for the stacks, innermost first, lowest address first
@@ -276,6 +277,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     l.saved = uint32_t(in.take(4));
     for (int r = 0; r < SFU_REGS_MAX; r++)
       if (l.saved & (1u << r)) l.reg[r] = int16_t(in.take(2));
+    // Mostly slot-aligned offsets near the entry frame, where a layout's reads meet a stack's end.
+    if (len & 0x8000)
+      for (int r = -1; r < SFU_REGS_MAX; r++) (r < 0 ? l.pc : l.reg[r]) = int8_t((r < 0 ? l.pc : l.reg[r]) & 0xff) * 8;
     m.traps.push_back({start, start + len, &l});
   }
   config.traps = m.traps.data();
