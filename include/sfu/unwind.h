@@ -194,7 +194,8 @@ struct sfu_frame {
   uint64_t pc;  /* the return address (or the start PC for frame 0) */
   uint64_t sp;  /* the frame's stack pointer */
   uint64_t cfa; /* the CFA its caller's rules were computed from (0 for frame 0) */
-  const struct sfu_module *module; /* whose text holds pc, or NULL */
+  const struct sfu_module *module; /* whose text holds sfu_frame_lookup_pc (pc - 1 for a */
+                                   /* return address), or NULL */
   uint8_t source;                  /* enum sfu_frame_source */
   uint8_t reliable;                /* 0 once any frame so far came from a fallback, or */
                                    /* its pc is in no registered text (the last frame) */
