@@ -38,7 +38,7 @@ struct Arm64 {
 #else
     (void)signed_ra;
 #endif
-    return strip_pac_bits(ra, c.arm64_va_bits ? c.arm64_va_bits : CONFIG_SFU_ARM64_VA_BITS, config::kArm64Tbi);
+    return strip_pac_bits(ra, c.arm64_va_bits, config::kArm64Tbi);  // sfu_walk_start resolved and checked it
   }
 };
 

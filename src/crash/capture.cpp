@@ -255,8 +255,7 @@ extern "C" enum sfu_error sfu_crash_capture(void *area, size_t size, const struc
   w.put(hdr::kNumWindows, num_windows, 2);
   w.put(hdr::kWalkFrames, walked.frames, 4);
   w.put(hdr::kMaxFrames, walk.max_frames, 4);
-  uint8_t va_bits = walk.arm64_va_bits ? walk.arm64_va_bits : uint8_t(CONFIG_SFU_ARM64_VA_BITS);
-  w.put(hdr::kVaBits, sfu::sframe::abi_aarch64(walk.abi) ? va_bits : 0, 1);
+  w.put(hdr::kVaBits, sfu::sframe::abi_aarch64(walk.abi) ? walk.arm64_va_bits : 0, 1);
   w.put(hdr::kCrc, sfu_crc32(0, w.p + kCrcFrom, w.end - kCrcFrom), 4);
   // Everything above is visible before the state says so.
   __atomic_store_n(state, kStateComplete, __ATOMIC_RELEASE);

@@ -100,8 +100,8 @@ extern "C" enum sfu_error sfu_unregister(struct sfu_module *module) {
   if (!module) return SFU_E_NOT_REGISTERED;
   for (unsigned i = 0; i < kSlots; i++) {
     sfu_module *expected = module;
-    // Withdrawn from walks first; the range stays until then, so no registration can claim
-    // this text while a walk may still find the module.
+    // Withdrawn from walks first (the slot shows no module), then its range is cleared and the
+    // slot freed.
     if (__atomic_compare_exchange_n(&g_slots[i], &expected, claimed(), false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
       release(i);
       return SFU_OK;

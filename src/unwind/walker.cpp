@@ -359,7 +359,7 @@ extern "C" void sfu_walk_start(struct sfu_cursor *c, const struct sfu_regs *regs
   c->config.traps = config->traps;
   c->config.num_traps = config->traps ? config->num_traps : 0;
   c->config.abi = config->abi ? config->abi : uint8_t(SFU_BUILD_ABI);
-  c->config.arm64_va_bits = config->arm64_va_bits;
+  c->config.arm64_va_bits = config->arm64_va_bits ? config->arm64_va_bits : uint8_t(CONFIG_SFU_ARM64_VA_BITS);
   c->regs.pc = regs->pc;
   c->regs.valid = regs->valid;
   for (unsigned i = 0; i < SFU_REGS_MAX; i++) c->regs.r[i] = regs->r[i];
@@ -369,7 +369,7 @@ extern "C" void sfu_walk_start(struct sfu_cursor *c, const struct sfu_regs *regs
   }
   // The PAC strip mask is 1 << va_bits: a size arm64 does not have is refused, never shifted.
   uint8_t va_bits = c->config.arm64_va_bits;
-  if (sfu::sframe::abi_aarch64(c->config.abi) && va_bits && (va_bits < kArm64VaBitsMin || va_bits > kArm64VaBitsMax)) {
+  if (sfu::sframe::abi_aarch64(c->config.abi) && (va_bits < kArm64VaBitsMin || va_bits > kArm64VaBitsMax)) {
     c->stop = SFU_STOP_BAD_START;
     return;
   }
