@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "tools/breakpad/image_symbols.h"
+#include "tools/crash/report.h"
 #include "tools/breakpad/microdump.h"
 #include "tools/breakpad/module_id.h"
 
@@ -77,29 +78,23 @@ bool read_dump_input(const std::vector<uint8_t> &bytes, const std::string &name,
     sfu_crash_view v;
     if (sfu_error e = sfu_crash_open(&v, found[0].bytes.data(), found[0].bytes.size()))
       return (error = where + "the record is refused: " + sfu_error_name(e), false);
+    // The images as sfu crash matches them; symbol directories may stand in for missing ones.
+    crash::Matched matched;
+    crash::ReportOptions match_options;
+    match_options.lines = false;
+    match_options.images_required = false;
+    if (!crash::match_modules(v, images, match_options, matched, used, error)) return (error = where + error, false);
+    out.image = matched.image;
+    out.holds_frames = matched.holds_frames;
     std::vector<ImageIdentity> identity(images.size());
     std::vector<const ImageIdentity *> per_module(v.num_modules, nullptr);
     for (uint32_t m = 0; m < v.num_modules; m++) {
-      sfu_crash_module rm;
-      sfu_crash_get_module(&v, m, &rm);
-      out.image.push_back(-1);
-      out.holds_frames.push_back(false);
-      for (size_t i = 0; i < images.size(); i++) {
-        if (!rm.build_id || images[i].build_id != std::vector<uint8_t>(rm.build_id, rm.build_id + rm.build_id_size))
-          continue;
-        std::vector<ElfSegment> segments;
-        if (!read_segments(images[i].elf, segments, error)) return (error = images[i].path + ": " + error, false);
-        identity[i] = ImageIdentity{module_name(images[i].elf, images[i].path), load_address(segments)};
-        per_module[m] = &identity[i];
-        out.image[m] = int(i);
-        used[i] = true;
-        break;
-      }
-    }
-    for (uint32_t f = 0; f < v.num_frames; f++) {
-      sfu_frame frame;
-      int module = -1;
-      if (sfu_crash_get_frame(&v, f, &frame, &module) && module >= 0) out.holds_frames[size_t(module)] = true;
+      int i = matched.image[m];
+      if (i < 0) continue;
+      std::vector<ElfSegment> segments;
+      if (!read_segments(images[i].elf, segments, error)) return (error = images[i].path + ": " + error, false);
+      identity[i] = ImageIdentity{module_name(images[i].elf, images[i].path), load_address(segments)};
+      per_module[m] = &identity[i];
     }
     if (!dump_from_record(v, per_module, out.dump, error)) return (error = where + error, false);
     out.what = std::string(dump_cpu_name(out.dump.cpu)) + " crash record (" + found[0].where + ")";

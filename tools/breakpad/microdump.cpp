@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tools/breakpad/minidump.h"
+#include "tools/text/format.h"
 
 namespace sfu::tools::breakpad {
 namespace {
@@ -23,16 +24,6 @@ std::string hex_of(uint64_t v, int digits) {
   return buf;
 }
 
-std::string hex_bytes(const uint8_t *p, size_t n) {
-  static const char kHex[] = "0123456789ABCDEF";
-  std::string s;
-  s.reserve(2 * n);
-  for (size_t i = 0; i < n; i++) {
-    s += kHex[p[i] >> 4];
-    s += kHex[p[i] & 15];
-  }
-  return s;
-}
 
 int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -99,11 +90,11 @@ std::string write_microdump(const CrashDump &dump) {
     line("S 0 " + hex_of(dump.regs.r[kArm64Sp], 16) + " " + hex_of(s.base, 16) + " " + hex_of(s.bytes.size(), 16));
     for (size_t at = 0; at < s.bytes.size(); at += kStackChunk) {
       size_t n = std::min(kStackChunk, s.bytes.size() - at);
-      line("S " + hex_of(s.base + at, 16) + " " + hex_bytes(s.bytes.data() + at, n));
+      line("S " + hex_of(s.base + at, 16) + " " + hex_bytes(s.bytes.data() + at, n, true));
     }
   }
   std::vector<uint8_t> context = context_bytes(DumpCpu::kArm64, dump.regs);
-  line("C " + hex_bytes(context.data(), context.size()));
+  line("C " + hex_bytes(context.data(), context.size(), true));
   for (const DumpModule &m : dump.modules) {
     std::string id = m.debug_id.empty() ? std::string(33, '0') : m.debug_id;
     line("M " + hex_of(m.base, 16) + " " + hex_of(0, 16) + " " + hex_of(m.size, 16) + " " + id + " " + m.name);

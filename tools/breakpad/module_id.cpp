@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "sfu/symbols.h"
+#include "tools/text/format.h"
 
 namespace sfu::tools::breakpad {
 namespace {
@@ -20,17 +21,6 @@ uint64_t get(const ElfImage &img, uint64_t off, unsigned n) {
 }
 
 bool fits(const ElfImage &img, uint64_t off, uint64_t n) { return off <= img.file.size() && n <= img.file.size() - off; }
-
-const char kHex[] = "0123456789ABCDEF";
-
-std::string upper_hex(const uint8_t *p, size_t n) {
-  std::string s;
-  for (size_t i = 0; i < n; i++) {
-    s += kHex[p[i] >> 4];
-    s += kHex[p[i] & 15];
-  }
-  return s;
-}
 
 // The build-id in notes at [off, off + size) of the file, through the core's note reader.
 bool note_build_id(const ElfImage &img, uint64_t off, uint64_t size, std::vector<uint8_t> &out) {
@@ -137,11 +127,11 @@ std::string module_id_text(const std::vector<uint8_t> &identifier) {
   std::reverse(g, g + 4);
   std::reverse(g + 4, g + 6);
   std::reverse(g + 6, g + 8);
-  return upper_hex(g, kGuidSize) + "0";
+  return hex_bytes(g, kGuidSize, true) + "0";
 }
 
 std::string code_id_text(const std::vector<uint8_t> &identifier) {
-  return upper_hex(identifier.data(), identifier.size());
+  return hex_bytes(identifier.data(), identifier.size(), true);
 }
 
 std::string module_name(const ElfImage &image, const std::string &path) {

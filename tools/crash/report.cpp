@@ -83,61 +83,6 @@ std::string device_line(sfu_frame f, const char *name, bool in_module, uint32_t 
   return out;
 }
 
-struct Matched {
-  std::vector<int> image;        // per record module: index into images for names and lines, or -1
-  std::vector<int> table_image;  // per record module: the image whose table the re-walk uses, or -1
-  std::vector<bool> holds_frames;
-};
-
-// Of several images with the module's build-id (a stripped image and its debug copy, or one file
-// given twice), the one with DWARF, then the one with function symbols, then the first given.
-int rank(const CrashImage &img) {
-  const ElfSectionHeader *info = img.elf.section(".debug_info");
-  return (info && info->type != kShtNobits && info->size ? 2 : 0) + (img.elf.functions.empty() ? 0 : 1);
-}
-
-bool match_modules(const sfu_crash_view &v, const std::vector<CrashImage> &images, const ReportOptions &options,
-                   Matched &m, std::vector<bool> &used, std::string &error) {
-  m.image.assign(v.num_modules, -1);
-  m.table_image.assign(v.num_modules, -1);
-  m.holds_frames.assign(v.num_modules, false);
-  for (uint32_t i = 0; i < v.num_frames; i++) {
-    sfu_frame f;
-    int index = -1;
-    if (sfu_crash_get_frame(&v, i, &f, &index) && index >= 0) m.holds_frames[index] = true;
-  }
-  for (uint32_t i = 0; i < v.num_modules; i++) {
-    sfu_crash_module rm;
-    sfu_crash_get_module(&v, i, &rm);
-    std::string which = "module " + std::to_string(i) + " (" + (rm.name[0] ? rm.name : "unnamed") + ")";
-    for (size_t k = 0; k < images.size(); k++) {
-      if (!rm.build_id_size || images[k].build_id != std::vector<uint8_t>(rm.build_id, rm.build_id + rm.build_id_size))
-        continue;
-      used[k] = true;
-      if (m.image[i] < 0 || rank(images[k]) > rank(images[m.image[i]])) m.image[i] = int(k);
-      if (m.table_image[i] < 0 && images[k].has_table) m.table_image[i] = int(k);
-    }
-    if (m.image[i] >= 0) {
-      const CrashImage &img = images[m.image[i]];
-      if (img.has_table) m.table_image[i] = m.image[i];  // the image named; another only when it has none
-      if (img.abi != v.abi)
-        return (error = img.path + " has " + which + "'s build-id but is built for " + sfu_abi_name(img.abi) +
-                        ", the record for " + sfu_abi_name(v.abi), false);
-      if (options.lines && !img.source.has_debug_info())
-        return (error = img.path + ": no DWARF debug information for file:line: build it with -g, or pass --no-lines",
-                false);
-      continue;
-    }
-    if (!m.holds_frames[i]) continue;  // listed, but nothing in the trace needs its image
-    if (!rm.build_id_size)
-      return (error = which + " holds frames but was recorded without a build-id: no image can be matched to it",
-              false);
-    return (error = which + " holds frames and no --image has its build-id " + hex_bytes(rm.build_id, rm.build_id_size),
-            false);
-  }
-  return true;
-}
-
 void describe(const sfu_crash_view &v, const sfu_crash_summary &s, const std::vector<CrashImage> &images,
               const Matched &m, std::string &t) {
   t += "reason: " + std::string(sfu_crash_reason_name(s.reason)) + " (" + hex(s.reason) + "), detail " +
@@ -222,6 +167,55 @@ void compare_walks(const sfu_crash_view &v, const std::vector<CrashImage> &image
 }
 
 }  // namespace
+
+// Of several images with the module's build-id (a stripped image and its debug copy, or one file
+// given twice), the one with DWARF, then the one with function symbols, then the first given.
+static int rank(const CrashImage &img) {
+  const ElfSectionHeader *info = img.elf.section(".debug_info");
+  return (info && info->type != kShtNobits && info->size ? 2 : 0) + (img.elf.functions.empty() ? 0 : 1);
+}
+
+bool match_modules(const sfu_crash_view &v, const std::vector<CrashImage> &images, const ReportOptions &options,
+                   Matched &m, std::vector<bool> &used, std::string &error) {
+  m.image.assign(v.num_modules, -1);
+  m.table_image.assign(v.num_modules, -1);
+  m.holds_frames.assign(v.num_modules, false);
+  for (uint32_t i = 0; i < v.num_frames; i++) {
+    sfu_frame f;
+    int index = -1;
+    if (sfu_crash_get_frame(&v, i, &f, &index) && index >= 0) m.holds_frames[index] = true;
+  }
+  for (uint32_t i = 0; i < v.num_modules; i++) {
+    sfu_crash_module rm;
+    sfu_crash_get_module(&v, i, &rm);
+    std::string which = "module " + std::to_string(i) + " (" + (rm.name[0] ? rm.name : "unnamed") + ")";
+    for (size_t k = 0; k < images.size(); k++) {
+      if (!rm.build_id_size || images[k].build_id != std::vector<uint8_t>(rm.build_id, rm.build_id + rm.build_id_size))
+        continue;
+      used[k] = true;
+      if (m.image[i] < 0 || rank(images[k]) > rank(images[m.image[i]])) m.image[i] = int(k);
+      if (m.table_image[i] < 0 && images[k].has_table) m.table_image[i] = int(k);
+    }
+    if (m.image[i] >= 0) {
+      const CrashImage &img = images[m.image[i]];
+      if (img.has_table) m.table_image[i] = m.image[i];  // the image named; another only when it has none
+      if (img.abi != v.abi)
+        return (error = img.path + " has " + which + "'s build-id but is built for " + sfu_abi_name(img.abi) +
+                        ", the record for " + sfu_abi_name(v.abi), false);
+      if (options.lines && !img.source.has_debug_info())
+        return (error = img.path + ": no DWARF debug information for file:line: build it with -g, or pass --no-lines",
+                false);
+      continue;
+    }
+    if (!m.holds_frames[i] || !options.images_required) continue;  // nothing needs its image
+    if (!rm.build_id_size)
+      return (error = which + " holds frames but was recorded without a build-id: no image can be matched to it",
+              false);
+    return (error = which + " holds frames and no --image has its build-id " + hex_bytes(rm.build_id, rm.build_id_size),
+            false);
+  }
+  return true;
+}
 
 std::string build_id_text(const std::vector<uint8_t> &id) { return hex_bytes(id.data(), id.size()); }
 

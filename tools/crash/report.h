@@ -25,17 +25,27 @@ struct CrashImage {
   dwarf::SourceImage source;      // file:line and inlined frames, when loaded with lines
 };
 
-// Images sharing a module's build-id: names and lines come from the one with .debug_info (else
-// with function symbols, else the first given), the re-walk's table from it or, when it has
-// none, from the first of them with one; every one of them counts as used.
 
 // Reads the ELF, its build-id and its table, and with `lines` its DWARF; refuses an image
 // without a build-id (it could match nothing) and one whose DWARF is malformed.
 bool load_crash_image(const std::string &path, bool lines, CrashImage &out, std::string &error);
 
 struct ReportOptions {
-  bool lines = true;  // file:line and inlined frames: every image used must have DWARF
+  bool lines = true;            // file:line and inlined frames: every image used must have DWARF
+  bool images_required = true;  // a module holding frames must have an image
 };
+
+// Which image serves each of a record's modules: matched by build-id, of several the one with
+// DWARF, then the one with function symbols, then the first given (the re-walk's table from it or,
+// when it has none, from the first of them with one); every one matched counts as used. Refuses an image built for another ABI than the record's, and with the options an image
+// without DWARF or a module holding frames without an image.
+struct Matched {
+  std::vector<int> image;        // per record module: index into images for names and lines, or -1
+  std::vector<int> table_image;  // per record module: the image whose table the re-walk uses, or -1
+  std::vector<bool> holds_frames;
+};
+bool match_modules(const sfu_crash_view &v, const std::vector<CrashImage> &images, const ReportOptions &options,
+                   Matched &m, std::vector<bool> &used, std::string &error);
 
 struct RecordReport {
   std::string text;        // what to print on stdout (the trace, also when refused after decoding)

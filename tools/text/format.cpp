@@ -14,8 +14,8 @@ std::string hex(uint64_t v) {
   return buf;
 }
 
-std::string hex_bytes(const uint8_t *p, size_t n) {
-  static const char kDigits[] = "0123456789abcdef";
+std::string hex_bytes(const uint8_t *p, size_t n, bool upper) {
+  const char *kDigits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
   std::string s;
   s.reserve(2 * n);
   for (size_t i = 0; i < n; i++) {
