@@ -176,6 +176,20 @@ for arch in x86_64 arm64; do
       "$d/device.frames" "$d/walk.frames"
   done
 
+  # A planted fault is caught only if Breakpad still walks (frame 0's PC, the context's own, is the
+  # device's) and the frames then differ: an oracle that failed outright proves nothing.
+  caught() {  # NAME DUMP SYMBOLS STEM
+    "$bp/minidump_stackwalk" -m "$2" "$3" >"$4.m" 2>/dev/null
+    "$bp/minidump_stackwalk" "$2" "$3" >"$4.full" 2>/dev/null
+    breakpad_frames "$4.full" "$4.m" >"$4.frames"
+    if [[ -s $4.frames && $(head -n 1 "$4.frames" | cut -d' ' -f1) == $(head -n 1 "$d/device.frames" | cut -d' ' -f1) &&
+          -n $(same_frames "$d/device.frames" "$4.frames") ]]; then
+      ok "$1"
+    else
+      bad "$1" "frame 0's PC lost, or every frame still the device's"
+    fi
+  }
+
   # The comparisons can fail. A register corrupted in the minidump's context (x86_64: rsp, moved
   # one word; arm64: x30, the link register the first step reads), then walked again.
   syms=$d/syms-dump_syms
@@ -184,27 +198,14 @@ for arch in x86_64 arm64; do
   ctx=$(od -An -tu4 -j $((ctx + 4 + 44)) -N4 "$d/crash.dmp" | tr -d ' ')
   [[ $arch == x86_64 ]] && at=$((ctx + 0x98)) || at=$((ctx + 8 + 8 * 30))
   printf '\x10' | dd of="$d/corrupt.dmp" bs=1 seek=$at conv=notrunc 2>/dev/null
-  "$bp/minidump_stackwalk" -m "$d/corrupt.dmp" "$syms" >"$d/corrupt.m" 2>/dev/null
-  "$bp/minidump_stackwalk" "$d/corrupt.dmp" "$syms" >"$d/corrupt.full" 2>/dev/null
-  breakpad_frames "$d/corrupt.full" "$d/corrupt.m" >"$d/corrupt.frames"
-  if [[ -n $(same_frames "$d/device.frames" "$d/corrupt.frames") ]]; then
-    ok "$arch: a corrupted register in the minidump's context is caught by the comparison"
-  else
-    bad "$arch: a corrupted register in the minidump's context is caught by the comparison"
-  fi
+  caught "$arch: a corrupted register in the minidump's context is caught by the comparison" \
+    "$d/corrupt.dmp" "$syms" "$d/corrupt"
   # STACK CFI rules corrupted: every rule that reads the return address at .cfa + N reads it 8
   # bytes lower (".cfa N 8 - + ^").
   bad_syms=$d/syms-corrupt
   cp -r "$syms" "$bad_syms"
   sed -i -E 's/\.ra: \.cfa (-?[0-9]+) \+ \^/.ra: .cfa \1 8 - + ^/' "$bad_syms"/kernel.elf/*/kernel.elf.sym
-  "$bp/minidump_stackwalk" -m "$d/crash.dmp" "$bad_syms" >"$d/badcfi.m" 2>/dev/null
-  "$bp/minidump_stackwalk" "$d/crash.dmp" "$bad_syms" >"$d/badcfi.full" 2>/dev/null
-  breakpad_frames "$d/badcfi.full" "$d/badcfi.m" >"$d/badcfi.frames"
-  if [[ -n $(same_frames "$d/device.frames" "$d/badcfi.frames") ]]; then
-    ok "$arch: a corrupted STACK CFI rule is caught by the comparison"
-  else
-    bad "$arch: a corrupted STACK CFI rule is caught by the comparison"
-  fi
+  caught "$arch: a corrupted STACK CFI rule is caught by the comparison" "$d/crash.dmp" "$bad_syms" "$d/badcfi"
   if diff <(grep '^0|' "$d/badcfi.m") <("$sfu" stackwalk -m "$rec" "$bad_syms" 2>&1) >"$d/badcfi.diff"; then
     ok "$arch: with the corrupted rule, sfu stackwalk -m still equals minidump_stackwalk -m"
   else
@@ -266,6 +267,16 @@ if [[ -s $rec && -s $micro && -d $work/arm64/syms-sfu ]]; then
   refused "sfu minidump with an image that is none of the record's modules" 1 \
     "sfu minidump: $rec: $other: its build-id $id is none of the dump's modules: the wrong image?" \
     "$sfu" minidump "$rec" --image "$elf" --image "$other" -o "$work/refused.out"
+  # A stripped image beside its full copy (one build-id): both are the module's, the full one
+  # names the frames, as sfu crash chooses.
+  strip -o "$work/stripped.elf" "$elf"
+  "$sfu" stackwalk -m "$rec" --image "$elf" >"$work/full.m" 2>&1
+  if "$sfu" stackwalk -m "$rec" --image "$work/stripped.elf" --image "$elf" >"$work/both.m" 2>&1 &&
+     grep -q '|chain_1|' "$work/both.m" && cmp -s "$work/full.m" "$work/both.m"; then
+    ok "sfu stackwalk: a stripped image and its full copy, the full one names the frames"
+  else
+    bad "sfu stackwalk: a stripped image and its full copy" "$(head -n 2 "$work/both.m")"
+  fi
 else
   bad "refused inputs: need the x86_64 record, the arm64 microdump and its symbols (checked above)"
 fi

@@ -48,6 +48,9 @@ def main():
     stack = '--no-stack' not in sys.argv
     want, want_lines = normalize(args[0], stack)
     got, got_lines = normalize(args[1], stack)
+    if not any(l.startswith('MODULE ') for l in want_lines) or not (want['FUNC'] or want['PUBLIC']):
+        print('%s: no MODULE line or no FUNC/PUBLIC records: nothing to compare' % args[0])
+        sys.exit(1)
     counts = ', '.join('%d %s' % (len(want[k]), k) for k in ('FUNC', 'PUBLIC', 'STACK') if want[k])
     funcs = sum(1 for l in want['FUNC'] if l.startswith('FUNC '))
     counts = counts.replace('%d FUNC' % len(want['FUNC']), '%d FUNC/INLINE/line' % len(want['FUNC']))

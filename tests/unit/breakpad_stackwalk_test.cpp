@@ -94,6 +94,7 @@ TEST(BreakpadStackwalk, Amd64FramePointer) {
   SymFileSymbols s = symbols("FUNC 100 20 0 leaf\nFUNC 200 20 0 mid\nFUNC 300 20 0 outer\n");
   WalkResult w;
   EXPECT_EQ(walk_m(d, &s, &w), "0|0|k.elf|leaf|||0x5\n0|1|k.elf|mid|||0x10\n0|2|k.elf|outer|||0x10\n");
+  ASSERT_EQ(w.frames.size(), 3u);
   EXPECT_EQ(w.frames[1].trust, Trust::kFramePointer);
   EXPECT_EQ(w.frames[1].regs.r[kAmd64Rsp], 0x7020u);
   EXPECT_EQ(w.frames[2].trust, Trust::kFramePointer);
@@ -110,6 +111,7 @@ TEST(BreakpadStackwalk, Amd64ScanAndModules) {
   d.regs.r[kAmd64Rbp] = 1;  // not aligned: no frame pointer
   WalkResult w;
   EXPECT_EQ(walk_m(d, nullptr, &w), "0|0|||||0x500000\n0|1|k.elf||||0x210\n");
+  ASSERT_EQ(w.frames.size(), 2u);
   EXPECT_EQ(w.frames[1].trust, Trust::kScan);
   EXPECT_EQ(w.frames[1].regs.r[kAmd64Rsp], kStack + 24);
   // With symbols, only a word inside a function counts: 0x210 is in no FUNC, and nothing else is.

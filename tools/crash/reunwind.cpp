@@ -16,6 +16,7 @@ const std::vector<sfu_crash_window> *g_windows = nullptr;
 
 const char *source_name(uint8_t source) {
   static const char *const names[] = {"regs", "table", "fp", "backchain", "trap", "signal"};
+  static_assert(sizeof names / sizeof names[0] == SFU_SOURCE_SIGNAL_FRAME + 1, "a name per source");
   return source < sizeof names / sizeof names[0] ? names[source] : "unknown";
 }
 
