@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Freestanding proof: each architecture's libsfu.a references no symbol it does not define,
-# except the documented kernel hooks (sfu_hook_*), and has no static constructors.
+# except the documented kernel hooks (sfu_hook_*), and has no static constructors; and every
+# public header compiles alone in a -nostdinc kernel with only include/ on its path, as C (C99,
+# pedantic) and as C++, and beside a kernel's own <stdint.h>.
 # usage: tests/freestanding.sh BUILD_DIR
 set -u
 build=${1:-build}
@@ -31,6 +33,40 @@ for arch in x86_64 arm64 s390x; do
     fail=$((fail + 1))
   else
     echo "PASS $arch: no undefined symbols but sfu_hook_*, no static constructors"
+    pass=$((pass + 1))
+  fi
+done
+
+# A kernel's own <stdint.h>/<stddef.h>, as a -nostdinc kernel may have: the headers take them.
+own=$(mktemp -d)
+trap 'rm -rf "$own"' EXIT
+printf 'typedef __SIZE_TYPE__ size_t;\n' >"$own/stddef.h"
+for t in INT8 INT32 INT64 UINT8 UINT16 UINT32 UINT64 UINTPTR; do
+  printf 'typedef __%s_TYPE__ %s_t;\n' "$t" "$(tr 'A-Z' 'a-z' <<<"$t")"
+done >"$own/stdint.h"
+printf '#define SFU_KERNEL_STDINT 1\n' >>"$own/stdint.h"
+for arch in x86_64 arm64 s390x; do
+  case $arch in
+    x86_64) cross="" ;;
+    arm64) cross=aarch64-linux-gnu- ;;
+    s390x) cross=s390x-linux-gnu- ;;
+  esac
+  bad=""
+  for h in include/sfu/*.h; do
+    name=sfu/${h##*/}
+    printf '#include <%s>\n' "$name" | ${cross}gcc -nostdinc -ffreestanding -std=c99 -pedantic \
+      -Wall -Wextra -Werror -Iinclude -fsyntax-only -x c - 2>&1 || bad+=" $name(C)"
+    printf '#include <%s>\n' "$name" | ${cross}g++ -nostdinc -ffreestanding -std=c++20 \
+      -Wall -Wextra -Werror -Iinclude -fsyntax-only -x c++ - 2>&1 || bad+=" $name(C++)"
+    printf '#include <%s>\n#ifndef SFU_KERNEL_STDINT\n#error not the kernel stdint.h\n#endif\n' \
+      "$name" | ${cross}gcc -nostdinc -ffreestanding -std=c99 -Wall -Werror -I"$own" -Iinclude \
+      -fsyntax-only -x c - 2>&1 || bad+=" $name(kernel stdint.h)"
+  done
+  if [[ -n $bad ]]; then
+    echo "FAIL $arch headers under -nostdinc:$bad"
+    fail=$((fail + 1))
+  else
+    echo "PASS $arch headers: each compiles alone under -nostdinc (C99, C++20, a kernel's stdint.h)"
     pass=$((pass + 1))
   fi
 done

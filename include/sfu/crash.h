@@ -40,8 +40,7 @@
 #ifndef SFU_CRASH_H
 #define SFU_CRASH_H
 
-#include <stddef.h>
-#include <stdint.h>
+#include "sfu/types.h"
 
 #include "sfu/print.h"
 #include "sfu/unwind.h"

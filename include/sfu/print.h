@@ -44,8 +44,7 @@
 #ifndef SFU_PRINT_H
 #define SFU_PRINT_H
 
-#include <stddef.h>
-#include <stdint.h>
+#include "sfu/types.h"
 
 #include "sfu/unwind.h"
 

@@ -10,8 +10,7 @@
 #ifndef SFU_SFRAME_H
 #define SFU_SFRAME_H
 
-#include <stddef.h>
-#include <stdint.h>
+#include "sfu/types.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -13,8 +13,7 @@
 #ifndef SFU_SYMBOLS_H
 #define SFU_SYMBOLS_H
 
-#include <stddef.h>
-#include <stdint.h>
+#include "sfu/types.h"
 
 #include "sfu/sframe.h"
 

@@ -8,8 +8,7 @@
 #ifndef SFU_UNWIND_H
 #define SFU_UNWIND_H
 
-#include <stddef.h>
-#include <stdint.h>
+#include "sfu/types.h"
 
 #include "sfu/sframe.h"
 #include "sfu/symbols.h"
