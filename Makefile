@@ -5,7 +5,10 @@
 #   make check                        every test suite; ends with "N passed, M failed"
 #   make fuzz [FUZZ_SECONDS=N]        both libFuzzer targets (fuzz_sframe, fuzz_walk), each N seconds
 #   make defconfig | menuconfig | olddefconfig
-# Every target first installs missing Debian packages (scripts/install-deps.sh).
+#   make lib ... SFU_INSTALL_DEPS=no  as sfu.mk asks: nothing installed (the default installs)
+# Every target first installs missing Debian packages (scripts/install-deps.sh), unless
+# SFU_INSTALL_DEPS=no (a kernel's build through sfu.mk). KCONFIG_CONFIG=- means no .config: the
+# Kconfig defaults.
 
 ARCH ?= x86_64
 BUILD ?= build
@@ -41,7 +44,11 @@ CORE_COMMON := -std=c++20 -O2 -g $(WARN) -fno-exceptions -fno-rtti -fno-threadsa
 	-Iinclude -Isrc -Iarch -I$(BUILD)/config
 FREESTANDING := -ffreestanding -nostdlib -fno-stack-protector -fno-pic -fno-pie \
 	-fno-tree-loop-distribute-patterns
-TARGET_CXXFLAGS := $(CORE_COMMON) $(FREESTANDING) $(ARCHFLAGS_$(ARCH)) $(KCFLAGS)
+# The library's own table, so that a fault inside sfunwind unwinds too: CFI for `sfu gen` always,
+# and SFrame from gas where the assembler writes it (scripts/gas-sframe.mk).
+include scripts/gas-sframe.mk
+OWN_TABLE := -fasynchronous-unwind-tables $(if $(call sfu_gas_writes_sframe,$(CROSS)gcc),$(SFU_GSFRAME_FLAG))
+TARGET_CXXFLAGS := $(CORE_COMMON) $(FREESTANDING) $(ARCHFLAGS_$(ARCH)) $(OWN_TABLE) $(KCFLAGS)
 HOST_CORE_CXXFLAGS := $(CORE_COMMON) -fPIC -DSFU_HOSTED=1
 
 # Assembly: the target's own; the host (x86_64) build uses arch/x86_64's.
@@ -55,7 +62,8 @@ HOST_DIR := $(BUILD)/host
 HOST_OBJS := $(patsubst %.cpp,$(HOST_DIR)/obj/%.o,$(CORE_SRCS)) \
 	$(patsubst %.S,$(HOST_DIR)/obj/%.o,$(HOST_ASM))
 
-DEPS_STAMP := $(BUILD)/.deps-installed
+SFU_INSTALL_DEPS ?= yes
+DEPS_STAMP := $(if $(filter no,$(SFU_INSTALL_DEPS)),,$(BUILD)/.deps-installed)
 
 .PHONY: all lib host tools check fuzz deps defconfig menuconfig olddefconfig clean
 all: lib
@@ -63,9 +71,11 @@ lib: $(TARGET_DIR)/libsfu.a
 host: $(HOST_DIR)/libsfu.a
 
 deps: $(DEPS_STAMP)
+ifneq ($(DEPS_STAMP),)
 $(DEPS_STAMP): scripts/install-deps.sh
 	@bash scripts/install-deps.sh
 	@mkdir -p $(@D) && touch $@
+endif
 
 # The config header: from .config when there is one, else from the Kconfig defaults. The
 # script leaves an unchanged header alone (nothing rebuilds); the stamp records that it ran.
@@ -84,7 +94,7 @@ $(TARGET_DIR)/obj/%.o: %.cpp $(CORE_HDRS) $(CONFIG_H) Makefile | $(DEPS_STAMP)
 
 $(TARGET_DIR)/obj/%.o: %.S Makefile | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CROSS)gcc -c $< -o $@
+	$(CROSS)gcc $(OWN_TABLE) -c $< -o $@
 
 $(TARGET_DIR)/libsfu.a: $(TARGET_OBJS)
 	@rm -f $@

@@ -2,7 +2,7 @@
 """Kconfig front end for the Makefile: writes the config header from .config or, with no
 .config, from the Kconfig defaults; and runs kconfiglib's defconfig/menuconfig/olddefconfig.
 
-usage: kconfig.py header KCONFIG CONFIG OUT.h
+usage: kconfig.py header KCONFIG CONFIG OUT.h     (CONFIG "-": the defaults, whatever exists)
        kconfig.py defconfig|olddefconfig|menuconfig KCONFIG CONFIG
 """
 import os
@@ -13,7 +13,7 @@ import kconfiglib
 
 def load(kconfig, config):
     kconf = kconfiglib.Kconfig(kconfig, warn_to_stderr=True)
-    if os.path.exists(config):
+    if config != "-" and os.path.exists(config):
         kconf.load_config(config)
     return kconf
 
