@@ -56,6 +56,7 @@ run_suite embed bash tests/linker/embed.sh "$BUILD/tools/sfu" "$BUILD/check" \
 run_suite crash bash tests/crash/check.sh "$BUILD/tools/sfu" "$BUILD/tests/crash_program" "$BUILD/check/crash"
 run_suite walk-x86 "$BUILD/tests/x86_walk_tests"
 run_suite freestanding bash tests/freestanding.sh "$BUILD"
+run_suite docs python3 tests/docs/check.py "$BUILD"
 run_suite gen bash tests/gen/check.sh "$BUILD/tools/sfu" "$BUILD/gen-corpus" "$BUILD/check/gen"
 run_suite gen-real bash bench/sframe_size.sh "$BUILD/tools/sfu" "$BUILD/check/gen-real" "$BUILD/check/gen-real/size.md"
 run_suite dump bash tests/dump/conformance.sh "$BUILD/tools/sfu" "$SFU_CORPUS"

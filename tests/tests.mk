@@ -7,7 +7,10 @@
 #   embed         tests/linker/embed.sh: the same built without SFrame, given a table by `sfu gen`
 #   crash         tests/crash/check.sh: `sfu crash` on a record a real program captured and printed
 #   walk-x86      build/tests/x86_walk_tests: real gcc -O2 code walked, compared with libunwind
-#   freestanding  nm -u on build/<arch>/libsfu.a for all three architectures
+#   freestanding  nm -u on build/<arch>/libsfu.a for all three architectures; each public header
+#                 alone under -nostdinc
+#   docs          tests/docs/check.py: the documents' C examples compiled and linked, their linker
+#                 recipe run, the porting guide's quotes equal to the code they quote
 #   gen           tests/gen/check.sh: sfu gen / verify / diff on the corpus of tests/gen
 #   gen-real      bench/sframe_size.sh: the same on googletest built with gas's SFrame
 #   dump          tests/dump/conformance.sh: sfu dump against every corpus case
