@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Freestanding proof: each architecture's libsfu.a references no symbol it does not define,
-# except the documented kernel hooks (sfu_hook_*), and has no static constructors; and every
+# except the documented kernel hooks (sfu_hook_*), has no static constructors, and carries its own
+# table (CFI in every object; gas's SFrame too on x86_64 and arm64); and every
 # public header compiles alone in a -nostdinc kernel with only include/ on its path, as C (C99,
 # pedantic) and as C++, and beside a kernel's own <stdint.h>.
 # usage: tests/freestanding.sh BUILD_DIR
@@ -23,7 +24,18 @@ for arch in x86_64 arm64 s390x; do
   defined=$(${cross}nm --defined-only "$lib" | awk 'NF == 3 { print $3 }' | sort -u)
   foreign=$(comm -23 <(echo "$undefined") <(echo "$defined") | grep -v -e '^$' -e '^sfu_hook_')
   ctors=$(${cross}objdump -h "$lib" | grep -E '\.(init_array|ctors)' || true)
-  if ! grep -qx sfu_table_init <<<"$defined"; then
+  # Its own table: CFI in every object (for `sfu gen`), and gas's SFrame where gas writes it.
+  notable=""
+  for obj in $(${cross}ar t "$lib"); do
+    sections=$(${cross}objdump -h --section=.eh_frame --section=.sframe "$lib" 2>/dev/null |
+      awk -v o="$obj" '/file format/ { cur = $1 } cur == o":" && / \.(eh_frame|sframe) / { print $2 }')
+    grep -qx .eh_frame <<<"$sections" || notable+=" $obj(.eh_frame)"
+    [[ $arch == s390x ]] || grep -qx .sframe <<<"$sections" || notable+=" $obj(.sframe)"
+  done
+  if [[ -n $notable ]]; then
+    echo "FAIL $arch: objects of $lib without their own table:$notable"
+    fail=$((fail + 1))
+  elif ! grep -qx sfu_table_init <<<"$defined"; then
     echo "FAIL $arch: sfu_table_init is not in $lib"
     fail=$((fail + 1))
   elif [[ -n $foreign || -n $ctors ]]; then
@@ -32,7 +44,7 @@ for arch in x86_64 arm64 s390x; do
     [[ -n $ctors ]] && echo "  static constructors: $ctors"
     fail=$((fail + 1))
   else
-    echo "PASS $arch: no undefined symbols but sfu_hook_*, no static constructors"
+    echo "PASS $arch: no undefined symbols but sfu_hook_*, no static constructors, a table in every object"
     pass=$((pass + 1))
   fi
 done

@@ -6,8 +6,8 @@
 #   $(QEMU_DIR)/arm64/demo.elf         make demo ARCH=arm64: one fault, its trace (demo.c)
 #   $(QEMU_DIR)/arm64/crash.elf, crash-torn.elf   scenario 8 (common/crash.c): gen-v2 with
 #                                      crash.c and the crash area; booted without -no-reboot
-# libsfu.a is linked as built (without --gsframe): in gas-v1 its functions have no rows, which no
-# trace needs (every walk starts in kernel code and never passes through the walker's own).
+# libsfu.a carries its own table (gas's SFrame, built with --gsframe): every kernel, gas-v1 too,
+# has rows for every function, the walker's own included (a fault inside sfunwind unwinds).
 
 ARM64_SRC := tests/qemu/arm64
 ARM64_OUT := $(QEMU_DIR)/arm64
@@ -63,13 +63,13 @@ $(ARM64_OUT)/$(1)/kernel.lds: $(ARM64_SRC)/kernel.lds.S $(ARM64_SRC)/kernel.mk |
 		$(if $(filter $(QEMU_CRASH_VARIANTS),$(1)),-DSFU_CRASH_AREA) \
 		$(if $(filter gas,$(3)),-DSFU_GAS_TABLE) $$< -o $$@
 
-# Link; for gen, write the table into the reserved .sframe. Then check every row against the CFI;
-# gen must describe every function, gas-v1 leaves libsfu.a's (built without --gsframe) out.
+# Link; for gen, write the table into the reserved .sframe. Then check every row against the CFI,
+# and that no function is left without rows (libsfu.a's included, on both paths).
 $(ARM64_OUT)/$(1).elf: $$(ARM64_OBJS_$(1)) $(ARM64_OUT)/$(1)/kernel.lds $(BUILD)/arm64/libsfu.a \
 		$(TOOLS_DIR)/sfu
 	$(ARM64_LD) -nostdlib --build-id=sha1 -Llinker -T $(ARM64_OUT)/$(1)/kernel.lds --no-warn-rwx-segments \
 		-o $$@.tmp $$(ARM64_OBJS_$(1)) $(BUILD)/arm64/libsfu.a
-	$$(call qemu_sframe_finish,$$@,$(if $(filter gen,$(3)),$(4)),$(filter gen,$(3)))
+	$$(call qemu_sframe_finish,$$@,$(if $(filter gen,$(3)),$(4)),all)
 endef
 
 $(eval $(call arm64_kernel,gas-v1,$(ARM64_FLAGS_gas),gas,1,$(ARM64_SCENARIO_SRCS)))
