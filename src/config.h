@@ -83,6 +83,12 @@ inline constexpr unsigned kCrashStackBytes =
 #else
     0;
 #endif
+inline constexpr bool kSmp =
+#ifdef CONFIG_SFU_SMP
+    true;
+#else
+    false;
+#endif
 inline constexpr bool kArm64Tbi =
 #ifdef CONFIG_SFU_ARM64_TBI
     true;

@@ -49,6 +49,21 @@ for arch in x86_64 arm64 s390x; do
   fi
 done
 
+# CONFIG_SFU_SMP=n (firmware with the MMU off): the arm64 core without load/store-exclusive or
+# LSE atomics, which the default build has (its registry and crash claims).
+exclusives() { aarch64-linux-gnu-objdump -d "$1" | grep -cE '[[:space:]](ldaxr|ldxr|stlxr|stxr|cas[al]*|ldadd[a-z]*|swp[a-z]*)[[:space:]]'; }
+up=$build/uniprocessor/arm64/libsfu.a
+if [[ ! -f $up ]]; then
+  echo "FAIL arm64 CONFIG_SFU_SMP=n: $up was not built"
+  fail=$((fail + 1))
+elif [[ $(exclusives "$build/arm64/libsfu.a") -eq 0 || $(exclusives "$up") -ne 0 ]]; then
+  echo "FAIL arm64 exclusives: $(exclusives "$build/arm64/libsfu.a") with SMP, $(exclusives "$up") without (want some, then none)"
+  fail=$((fail + 1))
+else
+  echo "PASS arm64 CONFIG_SFU_SMP=n: no exclusive or LSE atomic instruction ($(exclusives "$build/arm64/libsfu.a") with SMP)"
+  pass=$((pass + 1))
+fi
+
 # A kernel's own <stdint.h>/<stddef.h>, as a -nostdinc kernel may have: the headers take them.
 own=$(mktemp -d)
 trap 'rm -rf "$own"' EXIT

@@ -8,7 +8,8 @@
 #   crash         tests/crash/check.sh: `sfu crash` on a record a real program captured and printed
 #   walk-x86      build/tests/x86_walk_tests: real gcc -O2 code walked, compared with libunwind
 #   freestanding  nm -u on build/<arch>/libsfu.a for all three architectures; each public header
-#                 alone under -nostdinc
+#                 alone under -nostdinc; no arm64 exclusives in the CONFIG_SFU_SMP=n build
+#                 (build/uniprocessor/arm64, tests/variant/uniprocessor.config)
 #   docs          tests/docs/check.py: the documents' C examples compiled and linked, their linker
 #                 recipe run, the porting guide's quotes equal to the code they quote
 #   gen           tests/gen/check.sh: sfu gen / verify / diff on the corpus of tests/gen
@@ -157,5 +158,7 @@ check: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests $(BUILD)/tests/lin
 	@$(MAKE) --no-print-directory ARCH=x86_64 lib
 	@$(MAKE) --no-print-directory ARCH=arm64 lib
 	@$(MAKE) --no-print-directory ARCH=s390x lib
+	@$(MAKE) --no-print-directory ARCH=arm64 BUILD=$(BUILD)/uniprocessor \
+		KCONFIG_CONFIG=tests/variant/uniprocessor.config SFU_INSTALL_DEPS=no lib
 	@BUILD=$(BUILD) SFU_CORPUS=$(SFU_CORPUS) FUZZ_CHECK_SECONDS=$(FUZZ_CHECK_SECONDS) \
 		bash tests/check.sh

@@ -19,7 +19,10 @@ extern const unsigned char __sfu_symbols_end[] __attribute__((weak));
 extern const unsigned char __sfu_build_id_start[] __attribute__((weak));
 extern const unsigned char __sfu_build_id_end[] __attribute__((weak));
 
-/* Call once at boot, in normal context, once the image runs at its link address. text_start and
+/* Call once at boot, in normal context, once the image runs at its link address, with .bss zeroed
+ * and writable (registration writes *module and the registry in sfunwind's .bss) and, unless the
+ * library is built with CONFIG_SFU_SMP=n, with the MMU and caches on (the registry claims a slot
+ * with a compare-and-swap: on arm64 without LSE, exclusives). text_start and
  * text_end bound the code the table describes (usually your _stext/_etext). The table decides
  * (its error is returned, and the module is not registered on one); the symbol table and the
  * build-id are taken when present and valid, and module->symbols_error / build_id_error say why

@@ -2,6 +2,7 @@
 // record in place (docs/crash-record.md): header, registers, modules, frames as the walk gives
 // them, stack windows; last the CRC, and the state "complete" with a release store. Writes only
 // the area; reads stacks only through the walker's reader; no allocation, no lock.
+#include "atomic.h"
 #include "config.h"
 #include "crash/layout.h"
 #include "sframe/bytes.h"
@@ -38,7 +39,7 @@ sfu_error claim(uint32_t *state) {
     uint32_t seen = __atomic_load_n(state, __ATOMIC_ACQUIRE);
     if (seen == kStateWriting) return SFU_E_CRASH_CAPTURE_BUSY;
     if (seen == kStateComplete) return SFU_E_CRASH_RECORD_KEPT;
-    if (__atomic_compare_exchange_n(state, &seen, kStateWriting, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    if (sfu::compare_and_swap(state, seen, kStateWriting))
       return SFU_OK;
   }
   return SFU_E_CRASH_CAPTURE_BUSY;

@@ -1,6 +1,7 @@
 // Reading a record: sfu_crash_open's checks in their documented order, sfu_crash_take's hand-over,
 // and the accessors. Every field is read one byte at a time in the record's byte order and
 // bounds-checked, so a record may come from any architecture and sit at any alignment.
+#include "atomic.h"
 #include "crash/layout.h"
 #include "crash/take.h"
 #include "sframe/bytes.h"
@@ -159,7 +160,7 @@ sfu_error take_as_seen(sfu_crash_view &view, void *area, size_t size, uint32_t s
   // The state changes only from the one the checks saw: a capture that claimed the area since,
   // on another CPU, keeps it, and of two takes the second loses.
   uint32_t next = e == SFU_OK ? kStateTaken : kStateFree;
-  if (__atomic_compare_exchange_n(state_word(area), &seen, next, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+  if (sfu::compare_and_swap(state_word(area), seen, next))
     return e;
   return seen == kStateTaken ? SFU_E_CRASH_RECORD_TAKEN : SFU_E_CRASH_CAPTURE_BUSY;
 }

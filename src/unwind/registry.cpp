@@ -1,10 +1,11 @@
 // The registered tables: a fixed array of slots, each a pointer published with release stores
 // and read with acquire loads. Walks only read it; registrations claim a free slot with a
-// compare-and-swap, so several CPUs may register at once. No locks, no allocation.
+// compare-and-swap (src/atomic.h), so several CPUs may register at once. No locks, no allocation.
 //
 // Each slot keeps its own copy of its module's text range, and registration reads only those
 // copies: a module unregistered and freed on another CPU while a registration runs is never
 // read (the rule for freeing a module waits for walks, not for registrations).
+#include "atomic.h"
 #include "config.h"
 #include "sfu/unwind.h"
 #include "unwind/registry.h"
@@ -49,7 +50,7 @@ void release(unsigned i) {
 int claim(uint64_t start, uint64_t end) {
   for (unsigned i = 0; i < kSlots; i++) {
     sfu_module *expected = nullptr;
-    if (!__atomic_compare_exchange_n(&g_slots[i], &expected, claimed(), false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+    if (!sfu::compare_and_swap(&g_slots[i], expected, claimed()))
       continue;
     __atomic_store_n(&g_text_start[i], start, __ATOMIC_SEQ_CST);
     __atomic_store_n(&g_text_end[i], end, __ATOMIC_SEQ_CST);
@@ -102,7 +103,7 @@ extern "C" enum sfu_error sfu_unregister(struct sfu_module *module) {
     sfu_module *expected = module;
     // Withdrawn from walks first (the slot shows no module), then its range is cleared and the
     // slot freed.
-    if (__atomic_compare_exchange_n(&g_slots[i], &expected, claimed(), false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+    if (sfu::compare_and_swap(&g_slots[i], expected, claimed())) {
       release(i);
       return SFU_OK;
     }

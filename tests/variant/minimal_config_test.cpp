@@ -1,8 +1,11 @@
 // The core built with tests/variant/minimal.config: what the Kconfig switches change.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
+#include <vector>
 
+#include "config.h"  // CONFIG_SFU_MAX_MODULES: minimal.config keeps the default
 #include "sfu/print.h"
 #include "sfu/sframe.h"
 #include "support/fake_machine.h"
@@ -135,6 +138,33 @@ TEST(MinimalConfig, SymbolsOffReadsNoTable) {
   sfu_print_frame(&sink, &f);
   EXPECT_EQ(line, " #0     0x0000000000100004  sp 0x0000000000000000  task   [regs]       img\n");
   EXPECT_EQ(sfu_print_symbol(&sink, &reg.module(), kText, kText), 0);
+}
+
+}  // namespace
+
+namespace {
+
+// CONFIG_SFU_SMP off: the registry claims slots with a plain load and store (src/atomic.h).
+// Everything registration promises still holds on one CPU.
+TEST(MinimalConfig, OneCpuRegistryClaimsFillsAndFreesSlots) {
+  std::vector<std::unique_ptr<Registered>> all;
+  for (int i = 0; i < CONFIG_SFU_MAX_MODULES; i++) {
+    uint64_t at = kText + uint64_t(i) * 0x100;
+    all.push_back(std::make_unique<Registered>(table_spec(3, SFU_ABI_AMD64_LE, {fde_spec(at, 0x10, {{0, {8}}})}), at, at + 0x100));
+    ASSERT_EQ(all.back()->error(), SFU_OK) << i;
+  }
+  ASSERT_EQ(all.size(), size_t(CONFIG_SFU_MAX_MODULES));
+  EXPECT_EQ(sfu_module_for_pc(kText + 0x180), &all[1]->module());
+  uint64_t at = kText + 0x100000;
+  Registered extra{table_spec(3, SFU_ABI_AMD64_LE, {fde_spec(at, 0x10, {{0, {8}}})}), at, at + 0x100};
+  EXPECT_EQ(extra.error(), SFU_E_REGISTRY_FULL);
+  all.erase(all.begin() + 1);  // unregistered: its slot is free, its text no one's
+  EXPECT_EQ(sfu_module_for_pc(kText + 0x180), nullptr);
+  Registered overlap{table_spec(3, SFU_ABI_AMD64_LE, {fde_spec(kText, 0x10, {{0, {8}}})}), kText + 0x80, kText + 0x180};
+  EXPECT_EQ(overlap.error(), SFU_E_TEXT_OVERLAP);  // the first module's text
+  Registered again{table_spec(3, SFU_ABI_AMD64_LE, {fde_spec(at, 0x10, {{0, {8}}})}), at, at + 0x100};
+  EXPECT_EQ(again.error(), SFU_OK);
+  EXPECT_EQ(sfu_module_for_pc(at), &again.module());
 }
 
 }  // namespace
