@@ -8,12 +8,15 @@
 set -u
 build=${1:-build}
 pass=0 fail=0
-for arch in x86_64 arm64 s390x; do
-  case $arch in
-    x86_64) cross="" ;;
-    arm64) cross=aarch64-linux-gnu- ;;
-    s390x) cross=s390x-linux-gnu- ;;
+# The binutils prefix of an architecture: Debian's cross toolchains.
+cross_of() {
+  case $1 in
+    arm64) echo aarch64-linux-gnu- ;;
+    s390x) echo s390x-linux-gnu- ;;
   esac
+}
+for arch in x86_64 arm64 s390x; do
+  cross=$(cross_of "$arch")
   lib=$build/$arch/libsfu.a
   if [[ ! -f $lib ]]; then
     echo "FAIL $arch: $lib was not built"
@@ -73,11 +76,7 @@ for t in INT8 INT32 INT64 UINT8 UINT16 UINT32 UINT64 UINTPTR; do
 done >"$own/stdint.h"
 printf '#define SFU_KERNEL_STDINT 1\n' >>"$own/stdint.h"
 for arch in x86_64 arm64 s390x; do
-  case $arch in
-    x86_64) cross="" ;;
-    arm64) cross=aarch64-linux-gnu- ;;
-    s390x) cross=s390x-linux-gnu- ;;
-  esac
+  cross=$(cross_of "$arch")
   bad=""
   for h in include/sfu/*.h; do
     name=sfu/${h##*/}
