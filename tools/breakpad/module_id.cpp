@@ -58,26 +58,6 @@ bool text_hash(const ElfImage &img, std::vector<uint8_t> &out) {
 
 }  // namespace
 
-bool read_segments(const ElfImage &image, std::vector<ElfSegment> &out, std::string &error) {
-  out.clear();
-  if (!fits(image, 0, 64)) return (error = "truncated ELF file (header)", false);
-  uint64_t phoff = get(image, 32, 8), entsize = get(image, 54, 2), num = get(image, 56, 2);
-  if (phoff == 0 || num == 0) return true;
-  if (entsize < 56) return (error = "bad program header size", false);
-  if (!fits(image, phoff, num * entsize)) return (error = "truncated ELF file (program headers)", false);
-  for (uint64_t i = 0; i < num; i++) {
-    uint64_t at = phoff + i * entsize;
-    ElfSegment s;
-    s.type = uint32_t(get(image, at, 4));
-    s.offset = get(image, at + 8, 8);
-    s.vaddr = get(image, at + 16, 8);
-    s.filesz = get(image, at + 32, 8);
-    s.memsz = get(image, at + 40, 8);
-    out.push_back(s);
-  }
-  return true;
-}
-
 const char *architecture_name(uint16_t machine) {
   switch (machine) {
     case 3: return "x86";

@@ -23,17 +23,6 @@
 
 namespace sfu::tools::breakpad {
 
-// A program header (ELF64), in the file's byte order.
-struct ElfSegment {
-  uint32_t type = 0;  // PT_*
-  uint64_t offset = 0, vaddr = 0, filesz = 0, memsz = 0;
-};
-inline constexpr uint32_t kPtLoad = 1, kPtNote = 4;
-
-// The image's program headers, in file order (none for a file without them). A table outside
-// the file is an error.
-bool read_segments(const ElfImage &image, std::vector<ElfSegment> &out, std::string &error);
-
 // Breakpad's name for an ELF machine (e_machine), or nullptr where it has none.
 const char *architecture_name(uint16_t machine);
 

@@ -42,22 +42,13 @@ bool build_symbols(const ElfImage &image, const std::string &range_spec, Symbols
 // segment's index, or -1. Program headers outside the file are not looked at.
 int crash_area_segment(const ElfImage &image) {
   const ElfSectionHeader *area = image.section(".sfu_crash");
-  if (!area || area->size == 0) return -1;
-  const std::vector<uint8_t> &f = image.file;
-  auto get = [&](uint64_t off, unsigned n) {
-    uint64_t v = 0;
-    for (unsigned i = 0; i < n; i++) v = (v << 8) | f[off + (image.big_endian ? i : n - 1 - i)];
-    return v;
-  };
-  constexpr uint32_t kPtLoad = 1;
-  if (f.size() < 64) return -1;
-  uint64_t phoff = get(32, 8), entsize = get(54, 2), count = get(56, 2);
-  if (entsize < 56 || phoff > f.size() || count > (f.size() - phoff) / entsize) return -1;
-  for (uint64_t i = 0; i < count; i++) {
-    uint64_t at = phoff + i * entsize;
-    uint64_t vaddr = get(at + 16, 8), filesz = get(at + 32, 8), memsz = get(at + 40, 8);
-    if (get(at, 4) != kPtLoad || filesz == 0) continue;
-    if (area->addr < vaddr + memsz && vaddr < area->addr + area->size) return int(i);
+  std::vector<ElfSegment> segments;
+  std::string ignored;
+  if (!area || area->size == 0 || !read_segments(image, segments, ignored)) return -1;
+  for (size_t i = 0; i < segments.size(); i++) {
+    const ElfSegment &seg = segments[i];
+    if (seg.type != kPtLoad || seg.filesz == 0) continue;
+    if (area->addr < seg.vaddr + seg.memsz && seg.vaddr < area->addr + area->size) return int(i);
   }
   return -1;
 }

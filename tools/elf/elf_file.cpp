@@ -220,4 +220,25 @@ bool elf_with_section(const ElfImage &image, const std::string &name, const std:
   return true;
 }
 
+bool read_segments(const ElfImage &image, std::vector<ElfSegment> &out, std::string &error) {
+  out.clear();
+  Reader r{image.file, image.big_endian};
+  if (!r.fits(0, kEhdrSize)) return (error = "truncated ELF file (header)", false);
+  uint64_t phoff = r.u64(32), entsize = r.u16(54), num = r.u16(56);
+  if (phoff == 0 || num == 0) return true;
+  if (entsize < 56) return (error = "bad program header size", false);
+  if (!r.fits(phoff, num * entsize)) return (error = "truncated ELF file (program headers)", false);
+  for (uint64_t i = 0; i < num; i++) {
+    uint64_t at = phoff + i * entsize;
+    ElfSegment seg;
+    seg.type = r.u32(at);
+    seg.offset = r.u64(at + 8);
+    seg.vaddr = r.u64(at + 16);
+    seg.filesz = r.u64(at + 32);
+    seg.memsz = r.u64(at + 40);
+    out.push_back(seg);
+  }
+  return true;
+}
+
 }  // namespace sfu::tools

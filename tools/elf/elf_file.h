@@ -56,6 +56,13 @@ struct ElfImage {
   const ElfSectionHeader *section(const std::string &name) const;  // nullptr if absent
 };
 
+// A program header (ELF64), in the file's byte order.
+struct ElfSegment {
+  uint32_t type = 0;  // PT_*
+  uint64_t offset = 0, vaddr = 0, filesz = 0, memsz = 0;
+};
+inline constexpr uint32_t kPtLoad = 1, kPtNote = 4;
+
 struct ElfSection {
   uint64_t addr = 0;           // sh_addr: where the section is loaded
   std::vector<uint8_t> bytes;  // its contents
@@ -68,6 +75,10 @@ bool write_file(const std::string &path, const std::vector<uint8_t> &bytes, std:
 // Parses an ELF64 image. On failure returns false and sets `error` to one short reason: not an
 // ELF file, ELF32, truncated, a symbol table outside the file, ...
 bool elf_parse(std::vector<uint8_t> file, ElfImage &out, std::string &error);
+
+// The image's program headers, in file order (none for a file without them). A table outside
+// the file is an error.
+bool read_segments(const ElfImage &image, std::vector<ElfSegment> &out, std::string &error);
 
 // Copies the contents of section `name` (not NOBITS) out of `image`.
 bool elf_section_bytes(const ElfImage &image, const std::string &name, ElfSection &out, std::string &error);
