@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "sfu/symbols.h"
+#include "tools/text/bytes.h"
 #include "tools/text/format.h"
 
 namespace sfu::tools::breakpad {
@@ -15,9 +16,7 @@ constexpr size_t kGuidSize = 16, kTextHashBytes = 4096;
 
 // An integer of `n` bytes at `off` of the file in its byte order; the caller checked the bounds.
 uint64_t get(const ElfImage &img, uint64_t off, unsigned n) {
-  uint64_t v = 0;
-  for (unsigned i = 0; i < n; i++) v = (v << 8) | img.file[off + (img.big_endian ? i : n - 1 - i)];
-  return v;
+  return load_bytes(img.file.data() + off, n, img.big_endian);
 }
 
 bool fits(const ElfImage &img, uint64_t off, uint64_t n) { return off <= img.file.size() && n <= img.file.size() - off; }

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "tools/dwarf/cfi.h"
+#include "tools/text/bytes.h"
 
 namespace sfu::tools::cfi {
 
@@ -95,8 +96,7 @@ class Reader {
   // An unsigned integer of `n` (1..8) bytes in the section's byte order.
   bool fixed(unsigned n, uint64_t &v, const char *what) {
     if (!need(n, what)) return false;
-    v = 0;
-    for (unsigned i = 0; i < n; i++) v = (v << 8) | bytes_[pos_ + (big_ ? i : n - 1 - i)];
+    v = load_bytes(bytes_ + pos_, n, big_);
     pos_ += n;
     return true;
   }

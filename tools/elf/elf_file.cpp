@@ -31,9 +31,7 @@ struct Reader {
 
   bool fits(uint64_t off, uint64_t n) const { return off <= b.size() && n <= b.size() - off; }
   uint64_t get(uint64_t off, unsigned n) const {  // caller checked fits(off, n)
-    uint64_t v = 0;
-    for (unsigned i = 0; i < n; i++) v = (v << 8) | b[off + (big ? i : n - 1 - i)];
-    return v;
+    return load_bytes(b.data() + off, n, big);
   }
   uint16_t u16(uint64_t off) const { return uint16_t(get(off, 2)); }
   uint32_t u32(uint64_t off) const { return uint32_t(get(off, 4)); }

@@ -3,15 +3,15 @@
 
 #include <cstring>
 
+#include "tools/text/bytes.h"
+
 namespace sfu::tools {
 namespace {
 
 constexpr uint64_t kSymSize = 24;
 
 uint64_t get(const std::vector<uint8_t> &b, bool big, uint64_t off, unsigned n) {
-  uint64_t v = 0;
-  for (unsigned i = 0; i < n; i++) v = (v << 8) | b[off + (big ? i : n - 1 - i)];
-  return v;
+  return load_bytes(b.data() + off, n, big);
 }
 
 bool fits(const std::vector<uint8_t> &b, uint64_t off, uint64_t n) { return off <= b.size() && n <= b.size() - off; }

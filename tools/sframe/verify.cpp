@@ -7,6 +7,7 @@
 
 #include "sframe/format.h"
 #include "tools/dwarf/image_cfi.h"
+#include "tools/text/bytes.h"
 
 namespace sfu::tools {
 namespace {
@@ -133,8 +134,7 @@ struct ExprReader {
   bool ok = true;
   uint64_t fixed(unsigned n, bool is_signed) {
     if (at + n > e.size()) return ok = false, 0;
-    uint64_t v = 0;
-    for (unsigned i = 0; i < n; i++) v |= uint64_t(e[at + i]) << (8 * (big ? n - 1 - i : i));
+    uint64_t v = load_bytes(e.data() + at, n, big);
     at += n;
     if (is_signed && n < 8 && (v >> (8 * n - 1)) & 1) v |= ~uint64_t(0) << (8 * n);
     return v;
