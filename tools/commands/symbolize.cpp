@@ -48,8 +48,7 @@ std::string name_of(const SourceFrame &f, bool demangle) { return demangle ? dwa
 std::string function_text(const ElfImage &image, uint64_t lookup, uint64_t pc, bool demangle) {
   const ImageFunction *f = function_at(image, lookup);
   if (!f) return "";
-  std::string name = demangle ? dwarf::demangle(f->name) : f->name;
-  return pc == f->start ? name : name + "+" + hex(pc - f->start);
+  return name_plus_offset(demangle ? dwarf::demangle(f->name) : f->name, f->start, pc);
 }
 
 // `files` is an image and its addresses, read by `parse`: the image loaded, the addresses in

@@ -88,8 +88,11 @@ const ImageFunction *function_at(const ElfImage &image, uint64_t addr) {
 
 std::string symbolize(const ElfImage &image, uint64_t addr) {
   const ImageFunction *f = function_at(image, addr);
-  if (!f) return hex(addr);
-  return addr == f->start ? f->name : f->name + "+" + hex(addr - f->start);
+  return f ? name_plus_offset(f->name, f->start, addr) : hex(addr);
+}
+
+std::string name_plus_offset(const std::string &name, uint64_t start, uint64_t pc) {
+  return pc == start ? name : name + "+" + hex(pc - start);
 }
 
 }  // namespace sfu::tools

@@ -36,4 +36,8 @@ const ImageFunction *function_at(const ElfImage &image, uint64_t addr);
 // "name+0xoff" for the function holding addr ("name" at its start), else "0x<addr>".
 std::string symbolize(const ElfImage &image, uint64_t addr);
 
+// "name+0xoff" for pc in the function starting at start ("name" at its start): symbolize's
+// form, for callers that name the function otherwise (demangled, or looked up at another address).
+std::string name_plus_offset(const std::string &name, uint64_t start, uint64_t pc);
+
 }  // namespace sfu::tools
