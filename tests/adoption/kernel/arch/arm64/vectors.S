@@ -70,8 +70,11 @@ el1h_sync:
 	mrs x1, esr_el1
 	stp x0, x1, [sp, #16 * 16]
 	mov x0, sp
-	b arm64_sync_trap              /* no link, as many tutorials do: fine for a walk from the
-	                                * saved registers (x30 was saved before it was lost) */
+	/* No link, as many tutorials do. Walking from the saved registers (tinyk does) is not
+	 * affected. A walk started inside C (sfu_capture_here) would be: C's return address is
+	 * then the interrupted x30, not an address in this code, so the walker cannot cross
+	 * this frame as a sfu_trap_entry. Use `bl` for that. */
+	b arm64_sync_trap
 /* porting.md: arm64-el1h-entry end */
 
 unexpected_vector:
