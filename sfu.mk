@@ -21,14 +21,14 @@
 #                 (the CFI `sfu gen` reads), and -Wa,--gsframe on the gas path.
 #   SFU_LDFLAGS   -L for the linker fragments. Give it BEFORE -T: ld reads the script, and the
 #                 files it INCLUDEs, where -T stands, and --defsym options after -T come too late.
-#   SFU_LDS       the fragment your linker script INCLUDEs: sfunwind.ld (gas) or
-#                 sfunwind-reserve.ld (gen).
+#   SFU_LDS       the one fragment your linker script INCLUDEs: sfunwind-gas.ld (gas: the
+#                 table kept, room for the names) or sfunwind-reserve.ld (gen: room for both).
 #   SFU_LIB       the library, built for SFU_ARCH with its own table (link it after your objects).
 #   SFU_TOOL      the host tool `sfu`.
 #   sfu_finish    $(call sfu_finish,ELF) after the link: `sfu gen` writes into ELF, in place, the
-#                 table (gen) and the function names (both paths; on the gas path only if the
-#                 script INCLUDEs sfunwind-symbols.ld). It fails with the size it needs if a
-#                 reservation is too small, or with the option ld ignored.
+#                 table (gen) and the function names (both paths). It fails with the size it
+#                 needs if a reservation is too small (--defsym=SFU_SFRAME_RESERVE=N or
+#                 SFU_SYMBOLS_RESERVE=N on the link line, anywhere).
 # The library and the tool are built by sfunwind's own Makefile (a sub-make that does nothing
 # when they are current). It needs the target's g++, the host's g++ and python3 with kconfiglib
 # (Debian: python3-kconfiglib); it installs nothing.
@@ -67,7 +67,7 @@ endif
 SFU_INCLUDE := -I$(SFU_DIR)/include
 SFU_CFLAGS := -fasynchronous-unwind-tables $(if $(filter gas,$(SFU_SFRAME)),$(SFU_GSFRAME_FLAG))
 SFU_LDFLAGS := -L$(SFU_DIR)/linker
-SFU_LDS := $(if $(filter gas,$(SFU_SFRAME)),sfunwind.ld,sfunwind-reserve.ld)
+SFU_LDS := $(if $(filter gas,$(SFU_SFRAME)),sfunwind-gas.ld,sfunwind-reserve.ld)
 SFU_LIB := $(SFU_BUILD)/$(SFU_ARCH)/libsfu.a
 SFU_TOOL := $(SFU_BUILD)/tools/sfu
 

@@ -18,6 +18,8 @@
 #   v1-built      tests/dump/v1_built_here.sh: gas-written V1 tables, objdump vs sfu dump
 #   runner        tests/qemu/runner_test.py: the QEMU runner's checks on made-up serial output
 #   qemu          tests/qemu: the test kernels of every architecture under QEMU (make qemu-test)
+#   adoption      tests/adoption/check.sh: tinyk, a third-party-style kernel adopting sfunwind through
+#                 sfu.mk (docs/porting.md), built and booted on three architectures, its trace checked
 #   addr2line     tests/addr2line/check.sh: sfu symbolize against binutils' addr2line (kernels, googletest)
 #   breakpad      tests/breakpad/check.sh: sfu breakpad against Breakpad's dump_syms, minidumps and
 #                 sfu stackwalk against its stackwalkers (the oracle built once into build/oracles/breakpad)

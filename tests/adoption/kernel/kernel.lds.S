@@ -29,15 +29,11 @@ SECTIONS
 	.rodata : { *(.rodata .rodata.*) }
 
 	/* porting.md: linker-script begin */
-	/* sfunwind's fragment: SFU_LDS is sfunwind.ld (gas wrote the table: keep it) or
-	 * sfunwind-reserve.ld (reserve room for the table and names `sfu gen` writes after the
-	 * link). ld finds it through $(SFU_LDFLAGS), the -L given before -T. */
+	/* sfunwind's fragment: SFU_LDS is sfunwind-gas.ld (gas wrote the table: keep it, and
+	 * reserve room for the names) or sfunwind-reserve.ld (reserve room for the table and the
+	 * names `sfu gen` writes after the link). ld finds it through $(SFU_LDFLAGS), the -L given
+	 * before -T. */
 	INCLUDE SFU_LDS
-#ifdef SFU_GAS_TABLE
-	/* gas path only: room for the function names sfu_finish writes (--symbols-only);
-	 * sfunwind-reserve.ld already has it. */
-	INCLUDE sfunwind-symbols.ld
-#endif
 	/* The CFI `sfu gen` reads on the gen path; never used at run time. */
 	.eh_frame : { KEEP(*(.eh_frame)) }
 	/* porting.md: linker-script end */
