@@ -49,7 +49,8 @@ FREESTANDING := -ffreestanding -nostdlib -fno-stack-protector -fno-pic -fno-pie 
 include scripts/gas-sframe.mk
 OWN_TABLE := -fasynchronous-unwind-tables $(if $(call sfu_gas_writes_sframe,$(CROSS)gcc),$(SFU_GSFRAME_FLAG))
 TARGET_CXXFLAGS := $(CORE_COMMON) $(FREESTANDING) $(ARCHFLAGS_$(ARCH)) $(OWN_TABLE) $(KCFLAGS)
-HOST_CORE_CXXFLAGS := $(CORE_COMMON) -fPIC -DSFU_HOSTED=1
+HOST_OWN_TABLE := -fasynchronous-unwind-tables $(if $(call sfu_gas_writes_sframe,$(HOST_CXX)),$(SFU_GSFRAME_FLAG))
+HOST_CORE_CXXFLAGS := $(CORE_COMMON) $(HOST_OWN_TABLE) -fPIC -DSFU_HOSTED=1
 
 # Assembly: the target's own; the host (x86_64) build uses arch/x86_64's.
 TARGET_ASM := $(sort $(wildcard arch/$(ARCH)/*.S))
@@ -106,7 +107,7 @@ $(HOST_DIR)/obj/%.o: %.cpp $(CORE_HDRS) $(CONFIG_H) Makefile | $(DEPS_STAMP)
 
 $(HOST_DIR)/obj/%.o: %.S Makefile | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(HOST_CXX) -c $< -o $@
+	$(HOST_CXX) $(HOST_OWN_TABLE) -c $< -o $@
 
 $(HOST_DIR)/libsfu.a: $(HOST_OBJS)
 	@rm -f $@

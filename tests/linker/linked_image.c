@@ -1,6 +1,6 @@
 /* A program linked with linker/sfunwind.ld (through tests/linker/insert.ld) and built with
  * -Wa,--gsframe: it registers its own table with sfu_register_image and walks from a point three
- * calls deep. Its build-id must be found; when its script reserves .sfu_symbols (the embed
+ * calls deep, and from inside sfunwind's own code (the library's table). Its build-id must be found; when its script reserves .sfu_symbols (the embed
  * suite's images, given their tables by `sfu gen`), the names must come out right at the address
  * the program was loaded at (a PIE, moved by the loader). Prints "build-id: HEX" and the
  * backtrace, then "linker: N passed, M failed". */
@@ -44,6 +44,43 @@ __attribute__((noinline)) void walk_here(void) {
 __attribute__((noinline)) void middle(void) { walk_here(); __asm__ volatile(""); }
 __attribute__((noinline)) void outer(void) { middle(); __asm__ volatile(""); }
 
+/* A walk from inside sfunwind: the sink's first character comes from within the library
+ * (sfu_print_backtrace and what it calls), so a walk started there crosses sfunwind's own
+ * functions, with rows from the library's own table (it is built with gas's SFrame). */
+static uint64_t inner_pcs[32];
+static size_t inner_n;
+static enum sfu_stop inner_why;
+static int inner_reliable[32], walked_inside;
+static uint64_t main_return;  /* where print_through_sfunwind returns to, in main */
+
+__attribute__((noinline)) static void walking_putc(void *ctx, char c) {
+  (void)ctx;
+  (void)c;
+  if (walked_inside) return;
+  walked_inside = 1;
+  struct sfu_regs regs;
+  sfu_capture_here(&regs);
+  struct sfu_walk_config config = walk_config();
+  struct sfu_cursor cursor;
+  struct sfu_frame f;
+  sfu_walk_start(&cursor, &regs, &config);
+  while (inner_n < 32 && sfu_walk_next(&cursor, &f)) {
+    inner_reliable[inner_n] = f.reliable;
+    inner_pcs[inner_n++] = f.pc;
+  }
+  inner_why = sfu_walk_stop(&cursor);
+}
+
+__attribute__((noinline)) void print_through_sfunwind(void) {
+  struct sfu_regs regs;
+  sfu_capture_here(&regs);
+  struct sfu_walk_config config = walk_config();
+  struct sfu_sink sink = {walking_putc, 0};
+  main_return = (uint64_t)(uintptr_t)__builtin_return_address(0);
+  sfu_print_backtrace(&sink, &regs, &config);
+  __asm__ volatile("" ::: "memory");  /* not a tail call */
+}
+
 /* The symbol covering pc is fn's, named name. */
 static int named(const struct sfu_module *m, uint64_t pc, void (*fn)(void), const char *name) {
   struct sfu_symbol sym;
@@ -57,6 +94,9 @@ static void out_putc(void *ctx, char c) {
   (void)ctx;
   putchar(c);
 }
+
+/* pc is a return address less than `size` bytes into the function at start. */
+static int near(uint64_t pc, uint64_t start, uint64_t size) { return pc > start && pc < start + size; }
 
 static int inside(uint64_t pc, void (*fn)(void)) {
   uint64_t start = (uint64_t)(uintptr_t)fn;
@@ -86,6 +126,15 @@ int main(void) {
   check(npcs >= 4 && pcs[3] > (uint64_t)(uintptr_t)&main && pcs[3] < (uint64_t)(uintptr_t)&main + 512,
         "frame 3 in main");
   check(why == SFU_STOP_END, "the walk ends cleanly where the program's text ends");
+
+  print_through_sfunwind();
+  size_t k = 1;  /* the frame of print_through_sfunwind, the one before main's: sfunwind's before it */
+  while (k + 1 < inner_n && inner_pcs[k + 1] != main_return) k++;
+  check(k >= 2 && k + 1 < inner_n && near(inner_pcs[k], (uintptr_t)&print_through_sfunwind, 0x200),
+        "a walk from inside sfunwind crosses its functions into sfu_print_backtrace's caller and main");
+  int reliable = k + 1 < inner_n;
+  for (size_t i = 0; i <= k + 1 && i < inner_n; i++) reliable &= inner_reliable[i];
+  check(inner_why == SFU_STOP_END && reliable, "every frame up to main reliable: the library's own rows, no fallback");
 
   check(module.build_id_error == SFU_OK && module.build_id_size >= 8, "the build-id note is found");
   printf("build-id: ");
