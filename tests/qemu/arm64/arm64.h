@@ -41,6 +41,16 @@ static inline uint32_t mmio_read32(uint64_t addr) { return *(volatile uint32_t *
 
 /* SP_EL1 runs the exception and interrupt handlers; SP_EL0 runs everything else (SPSel = 0). */
 extern char irq_stack_lo[], irq_stack_hi[], task_stack_lo[], task_stack_hi[];
+
+/* Every CPU's two stacks, by CPU index: CPU 0's are the linker script's above; the SMP kernel
+ * (smp/) fills the others' before starting them. TPIDR_EL1 holds the running CPU's index (boot.S
+ * sets 0, smp/secondary.S the others'); arch_walk_config declares that CPU's stacks. */
+#define ARM64_MAX_CPUS 4
+struct cpu_stacks {
+  char *irq_lo, *irq_hi, *task_lo, *task_hi;
+};
+extern struct cpu_stacks cpu_stacks[ARM64_MAX_CPUS];
+static inline unsigned this_cpu(void) { return (unsigned)read_sysreg(tpidr_el1); }
 /* The exception entry code: the vector table and the shared return path (vectors.S). */
 extern char entry_text_start[], entry_text_end[];
 
