@@ -58,6 +58,7 @@ extern char entry_text_start[], entry_text_end[];
 
 void handle_sync(struct trap_frame *frame);
 void handle_irq(struct trap_frame *frame);
+void handle_fiq(struct trap_frame *frame); /* the hook's, else unexpected */
 void handle_unexpected(struct trap_frame *frame, uint64_t vector);
 
 /* The interrupted registers as a walk's start. */
@@ -74,12 +75,20 @@ int fault_traced(void);
 typedef int (*sync_hook)(struct trap_frame *frame, uint64_t esr);
 void set_sync_hook(sync_hook hook);
 
+/* A scenario's FIQ handler (smp/reentry.c); NULL: a FIQ is unexpected. */
+typedef void (*fiq_hook_fn)(struct trap_frame *frame);
+void set_fiq_hook(fiq_hook_fn hook);
+
 /* ---- The virtual timer through GICv2 (gic.c, timer.c) ------------------------------------ */
 
 void gic_init(void);
 void gic_enable_ppi(unsigned intid);
 uint32_t gic_ack(void);
 void gic_eoi(uint32_t iar);
+/* This CPU's SGI `sgi` made group 0 and signalled as FIQ, priority 0x40; every other SGI and PPI
+ * of this CPU group 1, signalled as IRQ (acknowledged through GICC_IAR: AckCtl). */
+void gic_fiq_init(unsigned sgi);
+void gic_send_sgi_self(unsigned sgi);
 #define GIC_SPURIOUS 1023
 
 #define TIMER_INTID 27 /* the EL1 virtual timer's PPI on QEMU virt */
@@ -99,6 +108,7 @@ int scenario_single_step(void);  /* 3: a trace at every instruction of a chain *
 int scenario_sampling(void);     /* 2: timer interrupts sampling workload.c */
 int scenario_stack_switch(void); /* 4: a fault on the IRQ stack, traced into the task */
 int pac_check(void);             /* 5: in the pac-ret build, signing really changes addresses */
+int scenario_reentry(void);      /* 10: a FIQ's walk inside a tick's walk (smp/reentry.c) */
 
 /* faults.c: noinline leaves that raise one exception each, then return. */
 void fault_brk(void);

@@ -83,8 +83,9 @@ $(foreach v,$(QEMU_CRASH_VARIANTS),$(eval $(call arm64_kernel,$(v),$(ARM64_FLAGS
 
 # Scenario 9's module: linked on its own at MODULE_BASE (smp/module.lds), its table and names by
 # `sfu gen` (checked by verify like the kernels'), made a flat blob the SMP kernel includes.
-ARM64_SMP_SRCS := $(addprefix $(ARM64_SRC)/smp/,main.c secondary.S blob.S)
+ARM64_SMP_SRCS := $(addprefix $(ARM64_SRC)/smp/,main.c reentry.c secondary.S blob.S) $(ARM64_SRC)/workload.c
 ARM64_CFLAGS_smp/main := -fno-optimize-sibling-calls
+ARM64_CFLAGS_smp/reentry := -fno-optimize-sibling-calls
 ARM64_SMP_MODULE := $(ARM64_OUT)/smp-module
 $(ARM64_SMP_MODULE)/module.c.o: $(ARM64_SRC)/smp/module.c $(ARM64_SRC)/smp/module.h $(ARM64_SRC)/kernel.mk \
 		| $(DEPS_STAMP)

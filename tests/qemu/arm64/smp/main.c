@@ -419,6 +419,8 @@ void kernel_main(void) {
   period = timer_freq() / 10000; /* 100 us to 200 us between ticks, per CPU */
   if (period == 0) period = 1;
 
+  int reentry_failed = scenario_reentry(); /* on this CPU alone (reentry.c) */
+
   /* Start the others: each gets its stacks first. */
   for (unsigned c = 1; c < ARM64_MAX_CPUS; c++) {
     uint8_t *s = secondary_stacks[c - 1];
@@ -434,7 +436,7 @@ void kernel_main(void) {
   kputs("smp: ");
   kput_dec(ncpus);
   kputs(" CPUs\n");
-  int failed = ncpus < 2;
+  int failed = reentry_failed + (ncpus < 2);
   if (ncpus < 2) kputs("sfu-error 9-smp: no second CPU\n");
 
   timer_arm(next_interval(0), on_tick);
