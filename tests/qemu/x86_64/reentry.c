@@ -5,7 +5,7 @@
  *   10-reentry/tick   a timer tick's handler (IRQ stack, IST2) walks the interrupted task, a
  *                     checked trace. At the walk's READ_NMI-th read the hook sends this CPU an
  *                     NMI through the local APIC and waits for it:
- *   10-reentry/nmi    the NMI handler (NMI stack, IST3) walks from the NMI's trap frame: into the
+ *   10-reentry/nmi    the NMI handler (NMI stack, IST3) walks from itself, across the NMI's trap frame into the
  *                     hook, the walker inside the tick's walk, the tick handler, across the
  *                     tick's trap frame into the task and to _start. Printed into a buffer (the
  *                     tick's trace is being printed) and then after the tick's. Both @callers.
@@ -66,7 +66,8 @@ static const struct sfu_sink buffer = {buffer_putc, 0};
 
 static void on_nmi(struct trap_frame *f) {
   struct sfu_regs regs;
-  trap_regs(f, &regs);
+  (void)f;
+  sfu_capture_here(&regs); /* from here: across the entry code's frame, then the walk */
   struct sfu_walk_config config = {0};
   arch_walk_config(&config);
   sfu_print_str(&buffer, "sfu-trace 10-reentry/nmi\nsfu-expect @callers _start | end-of-stack\n");
