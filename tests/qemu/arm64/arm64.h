@@ -41,6 +41,16 @@ static inline uint32_t mmio_read32(uint64_t addr) { return *(volatile uint32_t *
 
 /* SP_EL1 runs the exception and interrupt handlers; SP_EL0 runs everything else (SPSel = 0). */
 extern char irq_stack_lo[], irq_stack_hi[], task_stack_lo[], task_stack_hi[];
+
+/* Every CPU's two stacks, by CPU index: CPU 0's are the linker script's above; the SMP kernel
+ * (smp/) fills the others' before starting them. TPIDR_EL1 holds the running CPU's index (boot.S
+ * sets 0, smp/secondary.S the others'); arch_walk_config declares that CPU's stacks. */
+#define ARM64_MAX_CPUS 4
+struct cpu_stacks {
+  char *irq_lo, *irq_hi, *task_lo, *task_hi;
+};
+extern struct cpu_stacks cpu_stacks[ARM64_MAX_CPUS];
+static inline unsigned this_cpu(void) { return (unsigned)read_sysreg(tpidr_el1); }
 /* The exception entry code: the vector table and the shared return path (vectors.S). */
 extern char entry_text_start[], entry_text_end[];
 
@@ -48,6 +58,7 @@ extern char entry_text_start[], entry_text_end[];
 
 void handle_sync(struct trap_frame *frame);
 void handle_irq(struct trap_frame *frame);
+void handle_fiq(struct trap_frame *frame); /* the hook's, else unexpected */
 void handle_unexpected(struct trap_frame *frame, uint64_t vector);
 
 /* The interrupted registers as a walk's start. */
@@ -64,12 +75,20 @@ int fault_traced(void);
 typedef int (*sync_hook)(struct trap_frame *frame, uint64_t esr);
 void set_sync_hook(sync_hook hook);
 
+/* A scenario's FIQ handler (smp/reentry.c); NULL: a FIQ is unexpected. */
+typedef void (*fiq_hook_fn)(struct trap_frame *frame);
+void set_fiq_hook(fiq_hook_fn hook);
+
 /* ---- The virtual timer through GICv2 (gic.c, timer.c) ------------------------------------ */
 
 void gic_init(void);
 void gic_enable_ppi(unsigned intid);
 uint32_t gic_ack(void);
 void gic_eoi(uint32_t iar);
+/* This CPU's SGI `sgi` made group 0 and signalled as FIQ, priority 0x40; every other SGI and PPI
+ * of this CPU group 1, signalled as IRQ (acknowledged through GICC_IAR: AckCtl). */
+void gic_fiq_init(unsigned sgi);
+void gic_send_sgi_self(unsigned sgi);
 #define GIC_SPURIOUS 1023
 
 #define TIMER_INTID 27 /* the EL1 virtual timer's PPI on QEMU virt */
@@ -89,6 +108,7 @@ int scenario_single_step(void);  /* 3: a trace at every instruction of a chain *
 int scenario_sampling(void);     /* 2: timer interrupts sampling workload.c */
 int scenario_stack_switch(void); /* 4: a fault on the IRQ stack, traced into the task */
 int pac_check(void);             /* 5: in the pac-ret build, signing really changes addresses */
+int scenario_reentry(void);      /* 10: a FIQ's walk inside a tick's walk (smp/reentry.c) */
 
 /* faults.c: noinline leaves that raise one exception each, then return. */
 void fault_brk(void);

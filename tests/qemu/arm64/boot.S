@@ -20,6 +20,7 @@ _start:
 	.cfi_undefined x30          /* the outermost frame: a walk ends here */
 #endif
 	msr daifset, #0xf
+	msr tpidr_el1, xzr          /* CPU index 0 (arm64.h: this_cpu) */
 
 	/* C expects a zeroed .bss. */
 	adrp x0, __bss_start

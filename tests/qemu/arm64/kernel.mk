@@ -6,6 +6,8 @@
 #   $(QEMU_DIR)/arm64/demo.elf         make demo ARCH=arm64: one fault, its trace (demo.c)
 #   $(QEMU_DIR)/arm64/crash.elf, crash-torn.elf   scenario 8 (common/crash.c): gen-v2 with
 #                                      crash.c and the crash area; booted without -no-reboot
+#   $(QEMU_DIR)/arm64/smp.elf          scenario 9 (smp/): gen-v2 with smp/main.c, booted with
+#                                      -smp; loads smp-module.bin (smp-module.elf, its own table)
 # libsfu.a carries its own table (gas's SFrame, built with --gsframe): every kernel, gas-v1 too,
 # has rows for every function, the walker's own included (a fault inside sfunwind unwinds).
 
@@ -79,9 +81,34 @@ $(eval $(call arm64_kernel,pac-gen-v2,$(ARM64_FLAGS_pac),gen,2,$(ARM64_SCENARIO_
 $(eval $(call arm64_kernel,demo,$(ARM64_FLAGS_gen),gen,2,$(ARM64_SRC)/demo.c))
 $(foreach v,$(QEMU_CRASH_VARIANTS),$(eval $(call arm64_kernel,$(v),$(ARM64_FLAGS_gen),gen,2,$(ARM64_SRC)/crash.c)))
 
+# Scenario 9's module: linked on its own at MODULE_BASE (smp/module.lds), its table and names by
+# `sfu gen` (checked by verify like the kernels'), made a flat blob the SMP kernel includes.
+ARM64_SMP_SRCS := $(addprefix $(ARM64_SRC)/smp/,main.c reentry.c secondary.S blob.S) $(ARM64_SRC)/workload.c
+ARM64_CFLAGS_smp/main := -fno-optimize-sibling-calls
+ARM64_CFLAGS_smp/reentry := -fno-optimize-sibling-calls
+ARM64_SMP_MODULE := $(ARM64_OUT)/smp-module
+$(ARM64_SMP_MODULE)/module.c.o: $(ARM64_SRC)/smp/module.c $(ARM64_SRC)/smp/module.h $(ARM64_SRC)/kernel.mk \
+		| $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(ARM64_CC) $(ARM64_CFLAGS) -fno-optimize-sibling-calls -c $< -o $@
+$(ARM64_SMP_MODULE).elf: $(ARM64_SMP_MODULE)/module.c.o $(ARM64_SRC)/smp/module.lds $(TOOLS_DIR)/sfu
+	$(ARM64_LD) -nostdlib --build-id=sha1 -Llinker -T $(ARM64_SRC)/smp/module.lds \
+		--defsym=SFU_SFRAME_RESERVE=0x1000 --defsym=SFU_SYMBOLS_RESERVE=0x800 -o $@.tmp $<
+	$(call qemu_sframe_finish,$@,2,all)
+$(ARM64_SMP_MODULE).bin: $(ARM64_SMP_MODULE).elf
+	$(CROSS_arm64)objcopy -O binary -R .eh_frame $< $@
+$(eval $(call arm64_kernel,smp,$(ARM64_FLAGS_gen) -DMODULE_BIN='"$(ARM64_SMP_MODULE).bin"',gen,2,$(ARM64_SMP_SRCS)))
+$(ARM64_OUT)/smp/smp/blob.S.o: $(ARM64_SMP_MODULE).bin
+$(ARM64_OUT)/smp/smp/main.c.o: $(ARM64_SRC)/smp/module.h
+# No -icount: the CPUs run at once, each in its own host thread (MTTCG), so registrations and walks
+# really race.
+ARM64_SMP_QEMU := $(filter-out -icount shift=0,$(ARM64_QEMU)) -smp 2
+
 ARM64_VARIANTS := gas-v1 gen-v2 gen-v3 pac-gen-v2
 QEMU_KERNELS += $(foreach v,$(ARM64_VARIANTS),$(ARM64_OUT)/$(v).elf) $(ARM64_OUT)/demo.elf
 QEMU_RUNS += $(foreach v,$(ARM64_VARIANTS) demo,"arm64 $(v)|$(ARM64_OUT)/$(v).elf|$(ARM64_QEMU)")
 QEMU_KERNELS += $(call qemu_crash_kernels,$(ARM64_OUT))
 QEMU_RUNS += $(call qemu_crash_runs,arm64,$(ARM64_OUT),$(ARM64_QEMU))
+QEMU_KERNELS += $(ARM64_OUT)/smp.elf
+QEMU_RUNS += "arm64 smp|$(ARM64_OUT)/smp.elf|$(ARM64_SMP_QEMU)"
 QEMU_DEMO_arm64 := "arm64 demo|$(ARM64_OUT)/demo.elf|$(ARM64_QEMU)"

@@ -69,6 +69,19 @@ void handle_irq(struct trap_frame *frame) {
   gic_eoi(iar);
 }
 
+static fiq_hook_fn fiq_hook;
+
+void set_fiq_hook(fiq_hook_fn hook) { fiq_hook = hook; }
+
+void handle_fiq(struct trap_frame *frame) {
+  if (fiq_hook) {
+    fiq_hook(frame);
+    __asm__ volatile("" ::: "memory"); /* not a tail call: handle_fiq stays in the trace */
+    return;
+  }
+  handle_unexpected(frame, (frame->spsr & 1) ? 6 : 2); /* SPSR.M[0]: taken from SP_EL1 */
+}
+
 void handle_unexpected(struct trap_frame *frame, uint64_t vector) {
   kputs("sfu-error vector ");
   kput_dec(vector);

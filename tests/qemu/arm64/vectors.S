@@ -70,12 +70,12 @@ entry_text_start:
 	/* Current EL with SP_EL0: task code. */
 	vector_entry el1t_sync, 1, handle_sync
 	vector_entry el1t_irq, 1, handle_irq
-	vector_entry el1t_fiq, 1, handle_unexpected, 2
+	vector_entry el1t_fiq, 1, handle_fiq
 	vector_entry el1t_serror, 1, handle_unexpected, 3
 	/* Current EL with SP_EL1: inside a handler. */
 	vector_entry el1h_sync, 0, handle_sync
 	vector_entry el1h_irq, 0, handle_irq
-	vector_entry el1h_fiq, 0, handle_unexpected, 6
+	vector_entry el1h_fiq, 0, handle_fiq
 	vector_entry el1h_serror, 0, handle_unexpected, 7
 	/* Lower ELs: nothing runs there. */
 	vector_entry el0_sync, 1, handle_unexpected, 8

@@ -17,15 +17,21 @@ void trap_regs(const struct trap_frame *frame, struct sfu_regs *regs) {
   kernel_regs_from_layout(frame, &entry_layout, regs);
 }
 
+struct cpu_stacks cpu_stacks[ARM64_MAX_CPUS] = {
+    {irq_stack_lo, irq_stack_hi, task_stack_lo, task_stack_hi},
+};
+
 void arch_walk_config(struct sfu_walk_config *config) {
-  /* Innermost first: a walk moves from the handlers' stack to the task's, never back. */
-  static struct sfu_stack stacks[2];
-  static struct sfu_trap_entry traps[1];
-  stacks[0] = (struct sfu_stack){(uint64_t)irq_stack_lo, (uint64_t)irq_stack_hi, SFU_STACK_IRQ};
-  stacks[1] = (struct sfu_stack){(uint64_t)task_stack_lo, (uint64_t)task_stack_hi, SFU_STACK_TASK};
-  traps[0] =
-      (struct sfu_trap_entry){(uint64_t)entry_text_start, (uint64_t)entry_text_end, &entry_layout};
-  config->stacks = stacks;
+  /* Innermost first: a walk moves from the handlers' stack to the task's, never back. Each CPU
+   * writes only its own row (a walk nested in another on the same CPU writes the same values). */
+  static struct sfu_stack stacks[ARM64_MAX_CPUS][2];
+  static const struct sfu_trap_entry traps[1] = {
+      {(uint64_t)entry_text_start, (uint64_t)entry_text_end, &entry_layout}};
+  unsigned cpu = this_cpu() % ARM64_MAX_CPUS;
+  const struct cpu_stacks *s = &cpu_stacks[cpu];
+  stacks[cpu][0] = (struct sfu_stack){(uint64_t)s->irq_lo, (uint64_t)s->irq_hi, SFU_STACK_IRQ};
+  stacks[cpu][1] = (struct sfu_stack){(uint64_t)s->task_lo, (uint64_t)s->task_hi, SFU_STACK_TASK};
+  config->stacks = stacks[cpu];
   config->num_stacks = 2;
   config->traps = traps;
   config->num_traps = 1;

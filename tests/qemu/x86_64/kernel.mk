@@ -18,7 +18,7 @@ X86_QEMU := qemu-system-x86_64 -machine q35 -cpu max -m 128M -display none -node
 
 # The machine, then either the scenarios or the demo.
 X86_ARCH_SRCS := boot.S stacks.S vectors.S context.S serial.c exit.c cpu.c traps.c apic.c walk.c
-X86_TEST_SRCS := main.c faults.c corrupt.c stackswitch.c step.c sampling.c workload.c
+X86_TEST_SRCS := main.c faults.c corrupt.c stackswitch.c step.c sampling.c workload.c reentry.c
 X86_DEMO_SRCS := demo.c
 X86_CRASH_SRCS := crash.c
 
@@ -26,9 +26,10 @@ X86_DEPS := $(X86_SRC)/x86.h $(X86_SRC)/kernel.mk $(QEMU_COMMON_HDRS)
 X86_CFLAGS := $(QEMU_CFLAGS_x86_64) -I$(X86_SRC)
 X86_ASFLAGS := -I$(X86_SRC)
 X86_LDFLAGS := -nostdlib -static -z noexecstack -z max-page-size=4096 --build-id=sha1 -Llinker
-# Per file: corrupt.c finds its frames through RBP; the workload makes no tail calls.
+# Per file: corrupt.c finds its frames through RBP; the workload and reentry.c make no tail calls.
 X86_FLAGS_corrupt := -fno-omit-frame-pointer
 X86_FLAGS_workload := -fno-optimize-sibling-calls
+X86_FLAGS_reentry := -fno-optimize-sibling-calls
 
 x86_comma := ,
 

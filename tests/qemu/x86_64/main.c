@@ -16,6 +16,7 @@ void kernel_main(void) {
   failed += scenario_corrupt();
   failed += scenario_stacks();
   failed += scenario_step();
+  failed += scenario_reentry();
   failed += scenario_sampling();
   kernel_done(failed);
 }

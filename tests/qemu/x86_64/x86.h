@@ -96,6 +96,7 @@ int scenario_corrupt(void);
 int scenario_sampling(void);
 int scenario_stacks(void);
 int scenario_step(void);
+int scenario_reentry(void); /* 10: a walk in a walk (NMI), a faulting stack read (reentry.c) */
 
 /* A run of the sampling workload (workload.c), also what single-stepping walks through. */
 void workload_run(unsigned rounds);
