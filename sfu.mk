@@ -20,7 +20,7 @@
 #   SFU_CFLAGS    for your C and assembly, so that they get tables: -fasynchronous-unwind-tables
 #                 (the CFI `sfu gen` reads), and -Wa,--gsframe on the gas path.
 #   SFU_LDFLAGS   -L for the linker fragments. Give it BEFORE -T: ld reads the script, and the
-#                 files it INCLUDEs, where -T stands, and --defsym options after -T come too late.
+#                 files it INCLUDEs, where -T stands.
 #   SFU_LDS       the one fragment your linker script INCLUDEs: sfunwind-gas.ld (gas: the
 #                 table kept, room for the names) or sfunwind-reserve.ld (gen: room for both).
 #   SFU_LIB       the library, built for SFU_ARCH with its own table (link it after your objects).
