@@ -13,6 +13,10 @@
 #   QEMU_COMMON_SRCS     tests/qemu/common/*.c, to compile into every kernel (crash*.c: only into
 #                        the crash kernels, the variants named crash and crash-torn)
 #   QEMU_CRASH_VARIANTS  those names; qemu_reset_command (below)
+#   QEMU_CRASH_AREA_VARIANTS  every variant whose image has the crash area: those two, and the
+#                        SMP ones an architecture builds (crash-smp: common/crash-smp.c, two CPUs
+#                        panicking at once; crash-smp-nowait and crash-smp-nolock: the same
+#                        built to forget sfu_crash_wait or the print lock, which must fail)
 #   qemu_common_objs, qemu_common_rule, qemu_sframe_finish   (below)
 #   $(BUILD)/<arch>/libsfu.a and $(TOOLS_DIR)/sfu (for `sfu gen` and `sfu verify`) as prerequisites
 
@@ -22,6 +26,10 @@ QEMU_COMMON_SRCS := $(filter-out tests/qemu/common/crash%,$(sort $(wildcard test
 QEMU_CRASH_VARIANTS := crash crash-torn
 QEMU_CRASH_SRCS_crash := tests/qemu/common/crash.c
 QEMU_CRASH_SRCS_crash-torn := tests/qemu/common/crash.c tests/qemu/common/crash-torn.c
+QEMU_CRASH_SRCS_crash-smp := tests/qemu/common/crash.c tests/qemu/common/crash-smp.c
+QEMU_CRASH_SRCS_crash-smp-nowait := $(QEMU_CRASH_SRCS_crash-smp)
+QEMU_CRASH_SRCS_crash-smp-nolock := $(QEMU_CRASH_SRCS_crash-smp)
+QEMU_CRASH_AREA_VARIANTS := $(QEMU_CRASH_VARIANTS) crash-smp crash-smp-nowait crash-smp-nolock
 QEMU_COMMON_HDRS := $(sort $(wildcard tests/qemu/common/*.h)) $(CORE_HDRS)
 QEMU_CFLAGS_COMMON := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -nostdlib \
 	-fno-stack-protector -fno-pic -fno-pie -fomit-frame-pointer -fasynchronous-unwind-tables \

@@ -8,8 +8,8 @@ Prints one line per scenario ("qemu: x86_64 gen-v2 1-faults: pass (4 traces)"), 
 indented under it, and exits 1 if anything failed. A guest that does not finish within the
 timeout is killed and counts as failed.
 
-A crash kernel's run (--crash record|torn, scenario 8) boots twice: its checks are in
-check_crash. --keep DIR keeps the record it decoded and the kernel (DIR/record.bin,
+A crash kernel's run (--crash record|torn|smp, scenario 8) boots twice: its checks are in
+check_crash (smp: two CPUs panicking at once, check_smp). --keep DIR keeps the record it decoded and the kernel (DIR/record.bin,
 DIR/kernel.elf).
 """
 import argparse
@@ -268,6 +268,8 @@ class Boot:
         self.number = number
         self.refused = None   # sfu-crash-refused NAME: the take's refusal
         self.captured = None  # sfu-crash-captured NAME: the capture's answer
+        self.captures = []    # crash-smp: (NAME, TRACE) from "sfu-crash-captured NAME TRACE"
+        self.waited = []      # crash-smp: NAME from each "sfu-crash-waited NAME SPINS"
         self.tear = None      # (read, reads) from sfu-crash-tear: where the capture is cut
         self.printed = False  # sfu-crash-begin: the taken record, printed
         self.frames = []      # its readable trace: (pc, source) from the sfu-crash: lines
@@ -288,6 +290,10 @@ def parse_boots(lines):
             boots[-1].refused = words[1]
         elif line.startswith('sfu-crash-captured ') and len(words) == 2:
             boots[-1].captured = words[1]
+        elif line.startswith('sfu-crash-captured ') and len(words) == 3:
+            boots[-1].captures.append((words[1], words[2]))
+        elif line.startswith('sfu-crash-waited ') and len(words) == 3:
+            boots[-1].waited.append(words[1])
         elif line.startswith('sfu-crash-tear ') and len(words) == 3 and words[1].isdigit() and words[2].isdigit():
             boots[-1].tear = (int(words[1]), int(words[2]))
         elif line.startswith('sfu-crash-begin'):
@@ -344,6 +350,66 @@ def differs(frames, stop, trace):
     return None
 
 
+# crash-smp (--crash smp): every CPU of boot 1 faults at once and captures; exactly one capture
+# wins, every other answers one of LOST and waits for the winner (sfu-crash-waited ok) before
+# resetting. Each CPU's trace is 8-crash/cpuN; the record is the winner's.
+SMP_TRACE = CRASH_SCENARIO + '/cpu'
+SMP_CPUS = 2
+LOST = {'crash-capture-busy', 'crash-record-kept'}
+
+
+def whole_traces(lines):
+    """Why boot 1's traces were not printed whole (a line of another CPU inside one, or lines of two
+    CPUs mixed into one), or None: between "sfu-trace" and its "sfu-end" only its expect line,
+    frames and stop line may come, and from the first trace on every line must be one of the
+    protocol's whole lines."""
+    inside, started = None, False
+    whole = ('sfu-trace ', 'sfu-expect ', 'sfu-end', 'sfu-crash-captured ', 'sfu-crash-waited ',
+             'sfu-error ', 'sfu-done ')
+    for raw in lines:
+        line = raw.rstrip('\r\n')
+        if line.startswith('sfu-boot ') and line != 'sfu-boot 1':
+            break
+        if line.startswith('sfu-trace '):
+            if inside:
+                return 'trace %s starts inside trace %s' % (line.split()[1], inside)
+            inside, started = (line.split()[1] if len(line.split()) > 1 else '?'), True
+        elif line.startswith('sfu-end') and inside:
+            inside = None
+        elif inside and not (line.startswith('sfu-expect ') or FRAME.match(line) or STOP.match(line)):
+            return 'trace %s has a foreign line: %r' % (inside, line[:80])
+        elif started and not (line.startswith(whole) or FRAME.match(line) or STOP.match(line)):
+            return 'a mixed line: %r' % line[:80]
+    return 'trace %s never ended' % inside if inside else None
+
+
+def check_smp(first, traces, lines):
+    """crash-smp's boot 1: returns (the winner's Trace or None, why it fails)."""
+    whys = []
+    names = sorted(t.name for t in traces if t.name.startswith(SMP_TRACE))
+    want = ['%s%d' % (SMP_TRACE, n) for n in range(SMP_CPUS)]
+    if names != want:
+        whys.append('boot 1 printed the traces %s, expected %s' % (' '.join(names) or 'none', ' '.join(want)))
+    if sorted(t for _, t in first.captures) != want:
+        whys.append('boot 1\'s captures answered for %s, expected %s' % (
+            ' '.join(sorted(t for _, t in first.captures)) or 'none', ' '.join(want)))
+    winners = [t for a, t in first.captures if a == 'ok']
+    losers = [(a, t) for a, t in first.captures if a != 'ok']
+    if len(winners) != 1:
+        whys.append('%d captures won (%s), not exactly 1' % (len(winners), ' '.join(winners) or 'none'))
+    for a, t in losers:
+        if a not in LOST:
+            whys.append('%s\'s capture answered %s, not one of %s' % (t, a, ' '.join(sorted(LOST))))
+    if first.waited != ['ok'] * len(losers):
+        whys.append('the losers\' sfu_crash_wait answered %s, expected ok for each of %d' % (
+            ' '.join(first.waited) or 'nothing', len(losers)))
+    why = whole_traces(lines)
+    if why:
+        whys.append('interleaved output: ' + why)
+    winner = next((t for t in traces if winners and t.name == winners[0]), None)
+    return winner, whys
+
+
 def check_crash(mode, lines, traces, sfu, elf, log, keep=None):
     """A crash run's checks beyond its traces: the boots, the takes, and the record (mode
     'record': decoded by `sfu crash` from the log file, equal to boot 1's trace; 'torn': refused
@@ -373,12 +439,16 @@ def check_crash(mode, lines, traces, sfu, elf, log, keep=None):
             whys.append('boot 2 %s, expected the refusal %s' % (
                 'printed a record' if second.printed else 'took ' + (second.refused or 'nothing'), TORN))
         return whys
-    if first.captured != 'ok':
+    if mode == 'smp':
+        trace, smp_whys = check_smp(first, traces, lines)
+        whys += smp_whys
+    elif first.captured != 'ok':
         whys.append('boot 1\'s capture gave %s' % (first.captured or 'no answer'))
     if not second.printed:
         return whys + ['boot 2 printed no record (%s)' % (second.refused or 'no refusal either')]
     if trace is None:
-        return whys + ['boot 1 printed no trace %s to compare the record with' % CRASH_TRACE]
+        return whys + ['boot 1 printed no %s to compare the record with' % (
+            'winning trace' if mode == 'smp' else 'trace ' + CRASH_TRACE)]
     why = differs(second.frames, second.stop, trace)
     if why:
         whys.append('the record boot 2 printed: ' + why)
@@ -432,7 +502,7 @@ def main():
     ap.add_argument('--label', required=True)
     ap.add_argument('--timeout', type=float, default=120)
     ap.add_argument('--log', required=True)
-    ap.add_argument('--crash', choices=('record', 'torn'), help='a crash kernel\'s run (check_crash)')
+    ap.add_argument('--crash', choices=('record', 'torn', 'smp'), help='a crash kernel\'s run (check_crash)')
     ap.add_argument('--keep', help='with --crash record: keep record.bin and kernel.elf here')
     ap.add_argument('qemu', nargs=argparse.REMAINDER)
     a = ap.parse_args()

@@ -116,6 +116,51 @@ def crash_cases(sfu, qemu_dir, case):
                                                        '1 boots, not 2'))
 
 
+def crash_smp_cases(sfu, qemu_dir, case):
+    """run.check_crash --crash smp on the arm64 crash-smp kernel's real output and on it broken, and
+    on the real output of the two kernels built to be wrong: crash-smp-nowait (the loser resets
+    without sfu_crash_wait: a torn record) and crash-smp-nolock (no print lock: lines
+    interleave)."""
+    elfs = {v: os.path.join(qemu_dir, 'arm64', v + '.elf') for v in ('crash-smp', 'crash-smp-nowait',
+                                                                      'crash-smp-nolock')}
+    if not all(os.path.exists(e) for e in elfs.values()):
+        case('the arm64 crash-smp kernels are built (make qemu-kernels): ' + qemu_dir, False)
+        return
+    smp = ARM64_CRASH_QEMU[:-1] + ['-smp', '2', '-kernel']
+    out = {v: run.boot(smp + [e], 60, run.CRASH_BOOTS + 1)[0].splitlines() for v, e in elfs.items()}
+
+    def failures(lines, elf=elfs['crash-smp']):
+        with tempfile.TemporaryDirectory() as d:
+            log = os.path.join(d, 'serial.log')
+            with open(log, 'w') as f:
+                f.write('\n'.join(lines) + '\n')
+            scenarios, _, fails = run.judge(lines, sfu, elf, crash='smp', log=log)
+        return [w for _, (_, whys) in sorted(scenarios.items()) for w in whys] + [w for _, w in fails]
+
+    right = out['crash-smp']
+    case('a right crash-smp run passes', failures(right) == [])
+    whys = failures(out['crash-smp-nowait'], elfs['crash-smp-nowait'])
+    case('a loser that resets without sfu_crash_wait fails (torn)',
+         any('boot 2 printed no record (crash-record-torn)' in w for w in whys) and
+         any('sfu_crash_wait answered not' in w for w in whys))
+    whys = failures(out['crash-smp-nolock'], elfs['crash-smp-nolock'])
+    case('traces printed without the print lock fail', any('interleaved output' in w for w in whys))
+    captured = [l for l in right if l.startswith('sfu-crash-captured ')]
+    winner = next(l for l in captured if l.split()[1] == 'ok')
+    loser = next(l for l in captured if l.split()[1] != 'ok')
+    both = [loser.replace(loser.split()[1], 'ok') if l == loser else l for l in right]
+    case('two winners fail', any('2 captures won' in w for w in failures(both)))
+    swapped = [winner.replace(winner.split()[2], loser.split()[2]) if l == winner else
+               loser.replace(loser.split()[2], winner.split()[2]) if l == loser else l for l in right]
+    case('a record that is not the winner\'s trace fails',
+         any('the record boot 2 printed: frame #' in w for w in failures(swapped)))
+    case('a loser that did not wait fails', any('sfu_crash_wait answered nothing' in w for w in
+                                                failures([l for l in right if not l.startswith('sfu-crash-waited ')])))
+    inside = [i for i, l in enumerate(right) if l.startswith('sfu-trace ')][1] + 3
+    mixed = right[:inside] + ['sfu-crash-waited ok 1'] + right[inside:]
+    case('a line of the other CPU inside a trace fails', any('has a foreign line' in w for w in failures(mixed)))
+
+
 def main():
     sfu, corpus = sys.argv[1], sys.argv[2]
     elf = os.path.join(corpus, 'x86_64', 'gcc-O2.elf')
@@ -260,6 +305,8 @@ def main():
     case('a machine that keeps resetting is stopped', killed == 'killed at boot 4: the machine kept resetting'
          and output.count('sfu-boot') == 4)
 
+    crash_smp_cases(sfu, sys.argv[3] if len(sys.argv) > 3 else os.path.join(os.path.dirname(os.path.abspath(corpus)), 'qemu'),
+                    case)
     crash_cases(sfu, sys.argv[3] if len(sys.argv) > 3 else os.path.join(os.path.dirname(os.path.abspath(corpus)), 'qemu'),
                 case)
     print('runner: %d passed, %d failed' % (passed, failed))

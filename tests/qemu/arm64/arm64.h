@@ -51,6 +51,8 @@ struct cpu_stacks {
 };
 extern struct cpu_stacks cpu_stacks[ARM64_MAX_CPUS];
 static inline unsigned this_cpu(void) { return (unsigned)read_sysreg(tpidr_el1); }
+/* PSCI CPU_ON (smp/psci.c): CPU `mpidr` starts at entry, x0 = context; 0 on success. */
+int64_t psci_cpu_on(uint64_t mpidr, uint64_t entry, uint64_t context);
 /* The exception entry code: the vector table and the shared return path (vectors.S). */
 extern char entry_text_start[], entry_text_end[];
 

@@ -62,7 +62,7 @@ $(call qemu_common_rule,$(ARM64_OUT)/$(1),$(ARM64_CC) $(ARM64_CFLAGS) $(2),$(ARM
 $(ARM64_OUT)/$(1)/kernel.lds: $(ARM64_SRC)/kernel.lds.S $(ARM64_SRC)/kernel.mk | $(DEPS_STAMP)
 	@mkdir -p $$(@D)
 	$(ARM64_CC) -E -P -undef -x c -DSFU_TABLE_LD=$(ARM64_LDS_$(3)) \
-		$(if $(filter $(QEMU_CRASH_VARIANTS),$(1)),-DSFU_CRASH_AREA) \
+		$(if $(filter $(QEMU_CRASH_AREA_VARIANTS),$(1)),-DSFU_CRASH_AREA) \
 		$(if $(filter gas,$(3)),-DSFU_GAS_TABLE) $$< -o $$@
 
 # Link; for gen, write the table into the reserved .sframe. Then check every row against the CFI,
@@ -83,7 +83,7 @@ $(foreach v,$(QEMU_CRASH_VARIANTS),$(eval $(call arm64_kernel,$(v),$(ARM64_FLAGS
 
 # Scenario 9's module: linked on its own at MODULE_BASE (smp/module.lds), its table and names by
 # `sfu gen` (checked by verify like the kernels'), made a flat blob the SMP kernel includes.
-ARM64_SMP_SRCS := $(addprefix $(ARM64_SRC)/smp/,main.c reentry.c secondary.S blob.S) $(ARM64_SRC)/workload.c
+ARM64_SMP_SRCS := $(addprefix $(ARM64_SRC)/smp/,main.c reentry.c secondary.S blob.S psci.c) $(ARM64_SRC)/workload.c
 ARM64_CFLAGS_smp/main := -fno-optimize-sibling-calls
 ARM64_CFLAGS_smp/reentry := -fno-optimize-sibling-calls
 ARM64_SMP_MODULE := $(ARM64_OUT)/smp-module
@@ -104,6 +104,17 @@ $(ARM64_OUT)/smp/smp/main.c.o: $(ARM64_SRC)/smp/module.h
 # really race.
 ARM64_SMP_QEMU := $(filter-out -icount shift=0,$(ARM64_QEMU)) -smp 2
 
+# Scenario 8 on two CPUs (common/crash-smp.c): both fault at once, one capture wins. The crash
+# kernel's fault and handler (crash.c) with smp/crash.c's CPU glue; booted like smp.elf, without
+# -no-reboot. crash-smp-nowait forgets sfu_crash_wait (a torn record), crash-smp-nolock the print
+# lock (interleaved traces): their runs must fail (runner_test.py boots them; qemu-test does not).
+ARM64_CRASH_SMP_SRCS := $(ARM64_SRC)/crash.c $(addprefix $(ARM64_SRC)/smp/,crash.c secondary.S psci.c)
+ARM64_CFLAGS_smp/crash := -fno-optimize-sibling-calls
+$(eval $(call arm64_kernel,crash-smp,$(ARM64_FLAGS_gen),gen,2,$(ARM64_CRASH_SMP_SRCS)))
+$(eval $(call arm64_kernel,crash-smp-nowait,$(ARM64_FLAGS_gen) -DCRASH_SMP_NO_WAIT,gen,2,$(ARM64_CRASH_SMP_SRCS)))
+$(eval $(call arm64_kernel,crash-smp-nolock,$(ARM64_FLAGS_gen) -DCRASH_SMP_NO_LOCK,gen,2,$(ARM64_CRASH_SMP_SRCS)))
+ARM64_CRASH_SMP_QEMU := $(call qemu_reset_command,$(ARM64_SMP_QEMU))
+
 ARM64_VARIANTS := gas-v1 gen-v2 gen-v3 pac-gen-v2
 QEMU_KERNELS += $(foreach v,$(ARM64_VARIANTS),$(ARM64_OUT)/$(v).elf) $(ARM64_OUT)/demo.elf
 QEMU_RUNS += $(foreach v,$(ARM64_VARIANTS) demo,"arm64 $(v)|$(ARM64_OUT)/$(v).elf|$(ARM64_QEMU)")
@@ -111,4 +122,6 @@ QEMU_KERNELS += $(call qemu_crash_kernels,$(ARM64_OUT))
 QEMU_RUNS += $(call qemu_crash_runs,arm64,$(ARM64_OUT),$(ARM64_QEMU))
 QEMU_KERNELS += $(ARM64_OUT)/smp.elf
 QEMU_RUNS += "arm64 smp|$(ARM64_OUT)/smp.elf|$(ARM64_SMP_QEMU)"
+QEMU_KERNELS += $(foreach v,crash-smp crash-smp-nowait crash-smp-nolock,$(ARM64_OUT)/$(v).elf)
+QEMU_RUNS += "arm64 crash-smp|$(ARM64_OUT)/crash-smp.elf|$(ARM64_CRASH_SMP_QEMU)|--crash smp"
 QEMU_DEMO_arm64 := "arm64 demo|$(ARM64_OUT)/demo.elf|$(ARM64_QEMU)"

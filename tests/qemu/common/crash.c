@@ -51,12 +51,15 @@ int crash_main(void) {
     boot_guard.magic = 0; /* the run is over: a later reset would start it again */
     return 0;
   }
+  if (crash_start_others) crash_start_others(); /* crash-smp.c: the other CPUs fault too */
   run_chain(crash_fault);
   kputs("sfu-error 8-crash: crash_fault did not fault\n");
   return 1;
 }
 
-void crash_fault_taken(const struct sfu_regs *regs, uint32_t detail, uint64_t fault_address) {
+/* crash-smp.c has its own. */
+__attribute__((weak)) void crash_fault_taken(const struct sfu_regs *regs, uint32_t detail,
+                                             uint64_t fault_address) {
   kernel_trace("8-crash/fault",
                "crash_fault " RUN_CHAIN_FRAMES " crash_main kernel_main _start | end-of-stack", regs);
   struct sfu_walk_config config = {0};

@@ -15,6 +15,17 @@
  * never resumed: its exception handler calls crash_fault_taken. */
 void crash_fault(void);
 
+/* ---- Each architecture's SMP crash glue provides (crash-smp kernels only) ------------------ */
+
+/* The running CPU's index: 0 for the boot CPU. */
+unsigned arch_cpu_index(void);
+
+/* Starts CPU `cpu` on its own stacks; its entry code calls crash_secondary(cpu) (its frames
+ * under crash_secondary, outermost last, are arch_secondary_frames: "secondary_main
+ * secondary_entry"). Returns 0 once it was started. */
+int arch_start_cpu(unsigned cpu);
+extern const char arch_secondary_frames[];
+
 /* ---- Common (crash.c) --------------------------------------------------------------------- */
 
 /* The kernel_main of a crash kernel, once the machine is set up and the handler that calls
@@ -35,5 +46,15 @@ __attribute__((noreturn)) void crash_fault_taken(const struct sfu_regs *regs, ui
  * unless the kernel links crash-torn.c, whose capture resets the machine in the middle. */
 enum sfu_error crash_capture(const struct sfu_crash_info *info, const struct sfu_regs *regs,
                              const struct sfu_walk_config *config);
+
+/* ---- Two CPUs at once (crash-smp.c) ------------------------------------------------------ */
+
+/* Called by crash_main before boot 1's fault when the kernel links crash-smp.c: starts the
+ * other CPUs and returns when all of them are about to fault with it. */
+void crash_start_others(void) __attribute__((weak));
+
+/* An other CPU's life in a crash-smp kernel: meets CPU 0, faults in crash_fault under run_chain;
+ * its handler calls crash_fault_taken. Does not return. */
+void crash_secondary(unsigned cpu);
 
 #endif /* SFU_QEMU_CRASH_H */

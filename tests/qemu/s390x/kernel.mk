@@ -49,7 +49,7 @@ $(call qemu_common_rule,$(S390X_OUT)/$(1),$(S390X_CC) $(S390X_CFLAGS),$(S390X_HD
 # The linker script, through the C preprocessor: the crash kernels' has the crash area.
 $(S390X_OUT)/$(1)/kernel.ld: $(S390X_SRC)/kernel.ld $(S390X_SRC)/kernel.mk | $(DEPS_STAMP)
 	@mkdir -p $$(@D)
-	$(S390X_CC) -E -P -undef -x c $(if $(filter $(QEMU_CRASH_VARIANTS),$(1)),-DSFU_CRASH_AREA) \
+	$(S390X_CC) -E -P -undef -x c $(if $(filter $(QEMU_CRASH_AREA_VARIANTS),$(1)),-DSFU_CRASH_AREA) \
 		$$< -o $$@
 
 # Link, write the table into the reserved .sframe, and check every row against the CFI

@@ -50,7 +50,7 @@ $(X86_OUT)/$(1)/%.o: $(X86_SRC)/%.S $$(X86_DEPS) | $$(DEPS_STAMP)
 $(X86_OUT)/$(1)/kernel.lds: $(X86_SRC)/kernel.lds.S $(X86_SRC)/kernel.mk
 	@mkdir -p $$(@D)
 	gcc -E -P -undef -x c $(if $(filter gen,$(2)),-DSFU_TABLE_GENERATED) \
-		$(if $(filter $(QEMU_CRASH_VARIANTS),$(1)),-DSFU_CRASH_AREA) $$< -o $$@
+		$(if $(filter $(QEMU_CRASH_AREA_VARIANTS),$(1)),-DSFU_CRASH_AREA) $$< -o $$@
 
 # gas's table is not verified: gas 2.40 writes ordinary rows for _start (V1 has no outermost row)
 # and for the trap entry code, whose return address is in the trap frame, not at CFA-8 as x86_64

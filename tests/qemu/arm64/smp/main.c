@@ -22,7 +22,6 @@
 #define MIN_SAMPLES 1000      /* per CPU: fewer fails the run */
 #define MIN_MODULE_SAMPLES 200
 #define MAX_FRAMES 64
-#define PSCI_CPU_ON 0xc4000003u
 
 extern const unsigned char module_blob[], module_blob_end[];
 extern char secondary_entry[], _start[];
@@ -266,15 +265,6 @@ void secondary_main(unsigned cpu) {
 }
 
 /* ---- CPU 0: the module's life ------------------------------------------------------------ */
-
-static int64_t psci_cpu_on(uint64_t mpidr, uint64_t entry, uint64_t context) {
-  register uint64_t x0 __asm__("x0") = PSCI_CPU_ON;
-  register uint64_t x1 __asm__("x1") = mpidr;
-  register uint64_t x2 __asm__("x2") = entry;
-  register uint64_t x3 __asm__("x3") = context;
-  __asm__ volatile("hvc #0" : "+r"(x0), "+r"(x1), "+r"(x2), "+r"(x3)::"memory");
-  return (int64_t)x0;
-}
 
 static uint64_t now(void) {
   isb();
