@@ -11,7 +11,7 @@
 # using what this file defines:
 #   QEMU_CFLAGS_<arch>   kernel C flags: -O2, no frame pointers, freestanding, the core's arch flags
 #   QEMU_COMMON_SRCS     tests/qemu/common/*.c, to compile into every kernel (crash*.c: only into
-#                        the crash kernels, the variants named crash and crash-torn)
+#                        the crash kernels, the variants named crash*; smp*: the smp kernels')
 #   QEMU_CRASH_VARIANTS  those names; qemu_reset_command (below)
 #   QEMU_CRASH_AREA_VARIANTS  every variant whose image has the crash area: those two, and the
 #                        SMP ones an architecture builds (crash-smp: common/crash-smp.c, two CPUs
@@ -22,7 +22,14 @@
 
 QEMU_DIR := $(BUILD)/qemu
 QEMU_TIMEOUT ?= 120
-QEMU_COMMON_SRCS := $(filter-out tests/qemu/common/crash%,$(sort $(wildcard tests/qemu/common/*.c)))
+QEMU_COMMON_SRCS := $(filter-out tests/qemu/common/crash% tests/qemu/common/smp%,\
+	$(sort $(wildcard tests/qemu/common/*.c)))
+# Scenario 9's shared half, for the smp kernels: $(call qemu_smp_objs,DIR) (smp.c and the module
+# blob, smp-blob.S, which needs -DMODULE_BIN='"PATH"' among the kernel's flags). The module
+# itself is smp-module.c, linked alone at SMP_MODULE_BASE by smp-module.lds: $(call
+# qemu_smp_module,OUT,CC FLAGS,LD,OBJCOPY,BASE) makes OUT.elf (its own table, verified) and the
+# flat OUT.bin.
+qemu_smp_objs = $(1)/common/smp.c.o $(1)/common/smp-blob.S.o
 QEMU_CRASH_VARIANTS := crash crash-torn
 QEMU_CRASH_SRCS_crash := tests/qemu/common/crash.c
 QEMU_CRASH_SRCS_crash-torn := tests/qemu/common/crash.c tests/qemu/common/crash-torn.c
@@ -59,6 +66,22 @@ define qemu_common_rule
 $(1)/common/%.c.o: tests/qemu/common/%.c $(3) | $$(DEPS_STAMP)
 	@mkdir -p $$(@D)
 	$(2) -c $$< -o $$@
+$(1)/common/%.S.o: tests/qemu/common/%.S $(3) | $$(DEPS_STAMP)
+	@mkdir -p $$(@D)
+	$(2) -c $$< -o $$@
+endef
+
+define qemu_smp_module
+$(1)/smp-module.c.o: tests/qemu/common/smp-module.c tests/qemu/common/smp-module.h | $$(DEPS_STAMP)
+	@mkdir -p $$(@D)
+	$(2) -fno-optimize-sibling-calls -c $$< -o $$@
+$(1).elf: $(1)/smp-module.c.o tests/qemu/common/smp-module.lds $$(TOOLS_DIR)/sfu
+	$(3) -nostdlib --build-id=sha1 -Llinker -T tests/qemu/common/smp-module.lds \
+		--defsym=SMP_MODULE_BASE=$(5) --defsym=SFU_SFRAME_RESERVE=0x1000 \
+		--defsym=SFU_SYMBOLS_RESERVE=0x800 -o $$@.tmp $$<
+	$$(call qemu_sframe_finish,$$@,2,all)
+$(1).bin: $(1).elf
+	$(4) -O binary -R .eh_frame $$< $$@
 endef
 
 # $(call qemu_symbols_only,ELF): `sfu gen --symbols-only` writes the names into ELF.tmp's reserved

@@ -47,7 +47,7 @@ ARM64_LDS_gen := sfunwind-reserve.ld
 # gen.
 define arm64_kernel
 ARM64_OBJS_$(1) := $(patsubst $(ARM64_SRC)/%,$(ARM64_OUT)/$(1)/%.o,$(ARM64_BASE_SRCS) $(5)) \
-	$(call qemu_common_objs,$(ARM64_OUT)/$(1))
+	$(call qemu_common_objs,$(ARM64_OUT)/$(1)) $(ARM64_EXTRA_OBJS_$(1))
 
 $(ARM64_OUT)/$(1)/%.c.o: $(ARM64_SRC)/%.c $(ARM64_HDRS) $(ARM64_SRC)/kernel.mk | $(DEPS_STAMP)
 	@mkdir -p $$(@D)
@@ -81,25 +81,17 @@ $(eval $(call arm64_kernel,pac-gen-v2,$(ARM64_FLAGS_pac),gen,2,$(ARM64_SCENARIO_
 $(eval $(call arm64_kernel,demo,$(ARM64_FLAGS_gen),gen,2,$(ARM64_SRC)/demo.c))
 $(foreach v,$(QEMU_CRASH_VARIANTS),$(eval $(call arm64_kernel,$(v),$(ARM64_FLAGS_gen),gen,2,$(ARM64_SRC)/crash.c)))
 
-# Scenario 9's module: linked on its own at MODULE_BASE (smp/module.lds), its table and names by
-# `sfu gen` (checked by verify like the kernels'), made a flat blob the SMP kernel includes.
-ARM64_SMP_SRCS := $(addprefix $(ARM64_SRC)/smp/,main.c reentry.c secondary.S blob.S psci.c) $(ARM64_SRC)/workload.c
+# Scenario 9 (common/smp.c, with smp/ the arm64 glue) and its module (common/smp-module.c:
+# linked on its own at MODULE_BASE, its table and names by `sfu gen`, checked by verify like the
+# kernels', made a flat blob the SMP kernel includes).
+ARM64_SMP_SRCS := $(addprefix $(ARM64_SRC)/smp/,main.c reentry.c secondary.S psci.c) $(ARM64_SRC)/workload.c
 ARM64_CFLAGS_smp/main := -fno-optimize-sibling-calls
 ARM64_CFLAGS_smp/reentry := -fno-optimize-sibling-calls
 ARM64_SMP_MODULE := $(ARM64_OUT)/smp-module
-$(ARM64_SMP_MODULE)/module.c.o: $(ARM64_SRC)/smp/module.c $(ARM64_SRC)/smp/module.h $(ARM64_SRC)/kernel.mk \
-		| $(DEPS_STAMP)
-	@mkdir -p $(@D)
-	$(ARM64_CC) $(ARM64_CFLAGS) -fno-optimize-sibling-calls -c $< -o $@
-$(ARM64_SMP_MODULE).elf: $(ARM64_SMP_MODULE)/module.c.o $(ARM64_SRC)/smp/module.lds $(TOOLS_DIR)/sfu
-	$(ARM64_LD) -nostdlib --build-id=sha1 -Llinker -T $(ARM64_SRC)/smp/module.lds \
-		--defsym=SFU_SFRAME_RESERVE=0x1000 --defsym=SFU_SYMBOLS_RESERVE=0x800 -o $@.tmp $<
-	$(call qemu_sframe_finish,$@,2,all)
-$(ARM64_SMP_MODULE).bin: $(ARM64_SMP_MODULE).elf
-	$(CROSS_arm64)objcopy -O binary -R .eh_frame $< $@
-$(eval $(call arm64_kernel,smp,$(ARM64_FLAGS_gen) -DMODULE_BIN='"$(ARM64_SMP_MODULE).bin"',gen,2,$(ARM64_SMP_SRCS)))
-$(ARM64_OUT)/smp/smp/blob.S.o: $(ARM64_SMP_MODULE).bin
-$(ARM64_OUT)/smp/smp/main.c.o: $(ARM64_SRC)/smp/module.h
+$(eval $(call qemu_smp_module,$(ARM64_SMP_MODULE),$(ARM64_CC) $(ARM64_CFLAGS),$(ARM64_LD),$(CROSS_arm64)objcopy,0x40800000))
+ARM64_EXTRA_OBJS_smp := $(call qemu_smp_objs,$(ARM64_OUT)/smp)
+$(eval $(call arm64_kernel,smp,$(ARM64_FLAGS_gen) -fno-optimize-sibling-calls -DMODULE_BIN='"$(ARM64_SMP_MODULE).bin"',gen,2,$(ARM64_SMP_SRCS)))
+$(ARM64_OUT)/smp/common/smp-blob.S.o: $(ARM64_SMP_MODULE).bin
 # No -icount: the CPUs run at once, each in its own host thread (MTTCG), so registrations and walks
 # really race.
 ARM64_SMP_QEMU := $(filter-out -icount shift=0,$(ARM64_QEMU)) -smp 2

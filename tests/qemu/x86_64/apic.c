@@ -11,6 +11,7 @@
 #define APIC_ICR_HIGH 0x310
 #define APIC_LVT_TIMER 0x320
 #define APIC_TIMER_INITIAL 0x380
+#define APIC_TIMER_CURRENT 0x390
 #define APIC_TIMER_DIVIDE 0x3e0
 
 #define SVR_ENABLE 0x100
@@ -41,4 +42,39 @@ void apic_send_nmi_self(void) {
   }
   *reg(APIC_ICR_HIGH) = *reg(APIC_ID) & 0xff000000u; /* destination: this APIC's ID */
   *reg(APIC_ICR_LOW) = ICR_NMI | ICR_ASSERT;
+}
+
+unsigned this_cpu(void) { return *reg(APIC_ID) >> 24; }
+
+void apic_timer_stop(void) {
+  *reg(APIC_LVT_TIMER) = LVT_MASKED | VEC_TIMER;
+  *reg(APIC_TIMER_INITIAL) = 0;
+}
+
+uint32_t apic_timer_count(void) { return *reg(APIC_TIMER_CURRENT); }
+
+#define ICR_INIT 0x500
+#define ICR_STARTUP 0x600
+
+static void send_ipi(unsigned apic_id, uint32_t low) {
+  while (*reg(APIC_ICR_LOW) & ICR_PENDING) {
+  }
+  *reg(APIC_ICR_HIGH) = apic_id << 24;
+  *reg(APIC_ICR_LOW) = low;
+  while (*reg(APIC_ICR_LOW) & ICR_PENDING) {
+  }
+}
+
+/* The universal start-up: INIT, then two STARTUPs (the second is ignored by a CPU the first
+ * started). Real hardware wants 10 ms after INIT and 200 us after each STARTUP; QEMU acts on them
+ * at once, so the waits are short spins. */
+void apic_start_cpu(unsigned apic_id, unsigned vector) {
+  send_ipi(apic_id, ICR_INIT | ICR_ASSERT);
+  for (volatile unsigned i = 0; i < 100000; i++) {
+  }
+  for (unsigned n = 0; n < 2; n++) {
+    send_ipi(apic_id, ICR_STARTUP | (vector & 0xff));
+    for (volatile unsigned i = 0; i < 10000; i++) {
+    }
+  }
 }

@@ -100,6 +100,30 @@ void cpu_init(void) {
   idt_init();
 }
 
+/* The other CPUs (the smp kernel): each its own TSS (a TSS descriptor is busy once loaded, and
+ * the IST slots are per CPU) in its own GDT, the one IDT. */
+static struct tss cpu_tss[X86_MAX_CPUS];
+static uint64_t cpu_gdt[X86_MAX_CPUS][5];
+
+void cpu_init_secondary(unsigned cpu, const struct x86_cpu_stacks *s) {
+  struct tss *t = &cpu_tss[cpu % X86_MAX_CPUS];
+  uint64_t *g = cpu_gdt[cpu % X86_MAX_CPUS];
+  uint64_t base = (uint64_t)(uintptr_t)t, limit = sizeof(*t) - 1;
+  t->ist[IST_DF - 1] = (uint64_t)(uintptr_t)(s->df + DF_STACK_SIZE);
+  t->ist[IST_IRQ - 1] = (uint64_t)(uintptr_t)(s->irq + IRQ_STACK_SIZE);
+  t->ist[IST_NMI - 1] = (uint64_t)(uintptr_t)(s->nmi + NMI_STACK_SIZE);
+  t->iomap_base = sizeof(*t);
+  for (unsigned i = 0; i < 3; i++) g[i] = gdt[i];
+  g[TSS_SEL / 8] = (limit & 0xffff) | ((base & 0xffffff) << 16) | ((uint64_t)TSS_AVAILABLE << 40) |
+                   ((limit >> 16) << 48) | (((base >> 24) & 0xff) << 56);
+  g[TSS_SEL / 8 + 1] = base >> 32;
+  struct table_pointer gp = {sizeof(cpu_gdt[0]) - 1, (uint64_t)(uintptr_t)g};
+  __asm__ volatile("lgdt %0" ::"m"(gp) : "memory");
+  __asm__ volatile("ltr %w0" ::"r"(TSS_SEL));
+  struct table_pointer ip = {sizeof(idt) - 1, (uint64_t)(uintptr_t)idt};
+  __asm__ volatile("lidt %0" ::"m"(ip) : "memory");
+}
+
 /* Clears one 4 KiB mapping; only the first 2 MiB (pt_low) has them. */
 static void unmap_page(uint64_t addr) {
   if (addr >= 512 * 4096) {

@@ -37,13 +37,13 @@ x86_comma := ,
 # (written by sfu gen after the link, then checked against the CFI by sfu verify).
 define x86_variant
 X86_OBJS_$(1) := $$(patsubst %,$(X86_OUT)/$(1)/%.o,$$(basename $(4))) \
-	$$(call qemu_common_objs,$(X86_OUT)/$(1))
+	$$(call qemu_common_objs,$(X86_OUT)/$(1)) $$(X86_EXTRA_OBJS_$(1))
 X86_GSFRAME_$(1) := $(if $(filter gas,$(2)),-Wa$$(x86_comma)--gsframe)
 
 $(X86_OUT)/$(1)/%.o: $(X86_SRC)/%.c $$(X86_DEPS) | $$(DEPS_STAMP)
 	@mkdir -p $$(@D)
-	gcc $$(X86_CFLAGS) $$(X86_FLAGS_$$*) $$(X86_GSFRAME_$(1)) -c $$< -o $$@
-$(call qemu_common_rule,$(X86_OUT)/$(1),gcc $$(X86_CFLAGS) $$(X86_GSFRAME_$(1)),$$(X86_DEPS))
+	gcc $$(X86_CFLAGS) $$(X86_FLAGS_$$*) $$(X86_GSFRAME_$(1)) $$(X86_VFLAGS_$(1)) -c $$< -o $$@
+$(call qemu_common_rule,$(X86_OUT)/$(1),gcc $$(X86_CFLAGS) $$(X86_GSFRAME_$(1)) $$(X86_VFLAGS_$(1)),$$(X86_DEPS))
 $(X86_OUT)/$(1)/%.o: $(X86_SRC)/%.S $$(X86_DEPS) | $$(DEPS_STAMP)
 	@mkdir -p $$(@D)
 	gcc $$(X86_ASFLAGS) $$(X86_GSFRAME_$(1)) -c $$< -o $$@
@@ -66,6 +66,19 @@ $(eval $(call x86_variant,gen-v2,gen,2,$(X86_ARCH_SRCS) $(X86_TEST_SRCS)))
 $(eval $(call x86_variant,gen-v3,gen,3,$(X86_ARCH_SRCS) $(X86_TEST_SRCS)))
 $(eval $(call x86_variant,demo,gen,2,$(X86_ARCH_SRCS) $(X86_DEMO_SRCS)))
 $(foreach v,$(QEMU_CRASH_VARIANTS),$(eval $(call x86_variant,$(v),gen,2,$(X86_ARCH_SRCS) $(X86_CRASH_SRCS))))
+
+# Scenario 9 (common/smp.c; smp/ the x86_64 glue: the trampoline, the CPUs) and its module
+# (common/smp-module.c at 8 MiB, its own table). No -icount: the CPUs run at once (MTTCG).
+X86_SMP_SRCS := smp/main.c smp/trampoline.S
+X86_SMP_MODULE := $(X86_OUT)/smp-module
+$(eval $(call qemu_smp_module,$(X86_SMP_MODULE),gcc $(X86_CFLAGS),ld,objcopy,0x800000))
+X86_EXTRA_OBJS_smp := $(call qemu_smp_objs,$(X86_OUT)/smp)
+X86_VFLAGS_smp := -fno-optimize-sibling-calls -DMODULE_BIN='"$(X86_SMP_MODULE).bin"'
+$(eval $(call x86_variant,smp,gen,2,$(X86_ARCH_SRCS) $(X86_SMP_SRCS)))
+$(X86_OUT)/smp/common/smp-blob.S.o: $(X86_SMP_MODULE).bin
+X86_SMP_QEMU := $(filter-out -icount shift=0,$(X86_QEMU)) -smp 2
+QEMU_KERNELS += $(X86_OUT)/smp.elf
+QEMU_RUNS += "x86_64 smp|$(X86_OUT)/smp.elf|$(X86_SMP_QEMU)"
 
 X86_VARIANTS := gas-v1 gen-v2 gen-v3 demo
 QEMU_KERNELS += $(foreach v,$(X86_VARIANTS),$(X86_OUT)/$(v).elf)

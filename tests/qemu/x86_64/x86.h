@@ -83,6 +83,21 @@ void apic_timer_oneshot(uint32_t ns); /* one VEC_TIMER interrupt in about ns nan
 void apic_eoi(void);
 void apic_send_nmi_self(void);
 
+/* The other CPUs of the smp kernel (smp/): each its own stacks, each array the size of its
+ * CPU 0 counterpart; cpu_init_secondary gives the CPU its GDT and TSS (IST stacks) and the IDT.
+ * cpu_stacks[cpu] (NULL for CPU 0: the stacks below) is what arch_walk_config declares for it;
+ * this_cpu() is the local APIC's ID (QEMU numbers CPUs 0, 1, ...). */
+#define X86_MAX_CPUS 4
+struct x86_cpu_stacks {
+  uint8_t *task, *irq, *df, *nmi;
+};
+extern const struct x86_cpu_stacks *cpu_stacks[X86_MAX_CPUS];
+void cpu_init_secondary(unsigned cpu, const struct x86_cpu_stacks *stacks);
+unsigned this_cpu(void);
+void apic_start_cpu(unsigned apic_id, unsigned vector); /* INIT, STARTUP, STARTUP */
+void apic_timer_stop(void);
+uint32_t apic_timer_count(void); /* the current count of the one-shot timer */
+
 /* The stacks (stacks.S; each one's lowest address), declared to walks in walk.c. */
 extern uint8_t task_stack[], irq_stack[], df_stack[], nmi_stack[], small_stack[];
 void stacks_init(void); /* unmaps the guard page below each */

@@ -1,8 +1,8 @@
-/* The SMP kernel's loadable module: functions of the shapes workload.c has (leaves, frames with
+/* The SMP kernels' loadable module (arch-neutral C): functions of the shapes workload.c has (leaves, frames with
  * saved registers, a variable-length array, recursion, calls through a pointer table), linked
  * at MODULE_BASE with its own table. Built with -fno-optimize-sibling-calls: every caller frame
  * is a call the kernel's sample check can decode. */
-#include "module.h"
+#include "smp-module.h"
 
 #define WORK __attribute__((noipa))
 

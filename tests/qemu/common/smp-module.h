@@ -1,13 +1,19 @@
-/* The loadable module of the SMP kernel (tests/qemu/arm64/smp/): linked apart at MODULE_BASE
- * (module.lds), given its own table and names by `sfu gen`, and copied into the kernel image as a
- * flat blob (blob.S). The kernel copies the blob to MODULE_BASE to load it; the blob starts with
+/* The loadable module of the SMP kernels (smp.c): linked apart at MODULE_BASE (smp-module.lds),
+ * given its own table and names by `sfu gen`, and copied into the kernel image as a flat blob
+ * (smp-blob.S). The kernel copies the blob to MODULE_BASE to load it; the blob starts with
  * this header, which says where everything is once loaded. */
-#ifndef ARM64_SMP_MODULE_H
-#define ARM64_SMP_MODULE_H
+#ifndef SFU_QEMU_SMP_MODULE_H
+#define SFU_QEMU_SMP_MODULE_H
 
 #include <stdint.h>
 
-#define MODULE_BASE 0x40800000ul /* 8 MiB into RAM: far above the kernel image and its stacks */
+/* 8 MiB into RAM: far above the kernel image and its stacks (smp-module.lds gets the same
+ * address as SMP_MODULE_BASE from each kernel.mk). */
+#if defined(__aarch64__)
+#define MODULE_BASE 0x40800000ul
+#else
+#define MODULE_BASE 0x800000ul
+#endif
 #define MODULE_SIZE 0x10000ul     /* the memory the kernel reserves for it (and poisons) */
 #define MODULE_MAGIC 0x31656c75646f6d73ull /* "smodule1" */
 
@@ -22,4 +28,4 @@ struct module_header {
   uint64_t end;                         /* the loaded image's end */
 };
 
-#endif /* ARM64_SMP_MODULE_H */
+#endif /* SFU_QEMU_SMP_MODULE_H */

@@ -1,4 +1,4 @@
-/* The module (module.c, linked at MODULE_BASE) as flat bytes in the kernel's read-only data: the
+/* The module (smp-module.c, linked at MODULE_BASE) as flat bytes in the kernel's read-only data: the
  * kernel copies them to MODULE_BASE to load it. MODULE_BIN is the blob's path (kernel.mk). */
 	.section .rodata.module_blob, "a"
 	.p2align 4
