@@ -21,7 +21,11 @@ _start:
 	stg %r0, 0(%r1)
 	aghi %r1, 8
 	j 0b
-1:	larl %r15, task_stack_hi
+1:	larl %r1, irq_stack_hi         /* the stacks the entry code switches to (LC_*_STACK) */
+	stg %r1, LC_IRQ_STACK
+	larl %r1, exc_stack_hi
+	stg %r1, LC_EXC_STACK
+	larl %r15, task_stack_hi
 	aghi %r15, -STACK_FRAME_OVERHEAD
 	xc 0(8,%r15), 0(%r15)          /* back chain 0, for debuggers */
 

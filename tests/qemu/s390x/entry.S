@@ -10,8 +10,9 @@
  * here, cleanly. */
 #include "s390x.h"
 
-/* Copies the interrupted context from the lowcore into a trap frame on STACK (its top), calls
- * HANDLER, and returns to the context through OLD_PSW. */
+/* Copies the interrupted context from the lowcore into a trap frame on STACK (the lowcore slot
+ * that holds this CPU's stack top: LC_IRQ_STACK, LC_EXC_STACK), calls HANDLER, and returns to the
+ * context through OLD_PSW. */
 .macro TRAP_ENTRY name, save, old_psw, stack, handler
 	.globl \name, \name\()_end
 	.type \name, @function
@@ -19,7 +20,7 @@
 	.cfi_startproc
 	.cfi_undefined %r14
 	stmg %r0, %r15, \save
-	larl %r15, \stack
+	lg %r15, \stack
 	aghi %r15, -(STACK_FRAME_OVERHEAD + TF_SIZE)
 	xc 0(8,%r15), 0(%r15)
 	mvc STACK_FRAME_OVERHEAD+TF_GPRS(128,%r15), \save
@@ -46,8 +47,8 @@
 .endm
 
 	.text
-	TRAP_ENTRY pgm_entry, LC_PGM_SAVE, LC_PGM_OLD_PSW, exc_stack_hi, program_check_handler
-	TRAP_ENTRY ext_entry, LC_EXT_SAVE, LC_EXT_OLD_PSW, irq_stack_hi, external_handler
+	TRAP_ENTRY pgm_entry, LC_PGM_SAVE, LC_PGM_OLD_PSW, LC_EXC_STACK, program_check_handler
+	TRAP_ENTRY ext_entry, LC_EXT_SAVE, LC_EXT_OLD_PSW, LC_IRQ_STACK, external_handler
 
 /* Restart, SVC, machine check and I/O interrupts: none is expected. Say so and end the run. */
 	.globl unexpected_entry

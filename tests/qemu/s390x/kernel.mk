@@ -29,22 +29,23 @@ S390X_SRCS := $(filter-out $(S390X_SRC)/main.c $(S390X_SRC)/demo.c $(S390X_SRC)/
 S390X_QEMU := qemu-system-s390x -machine s390-ccw-virtio -cpu qemu -m 128M -display none \
 	-nodefaults -no-reboot -action panic=exit-failure -serial stdio -singlestep -icount shift=0
 
-# $(call s390x_kernel,VARIANT,SFRAME_VERSION,MAIN): $(S390X_OUT)/VARIANT.elf from MAIN and the
-# rest, objects under $(S390X_OUT)/VARIANT/.
+# $(call s390x_kernel,VARIANT,SFRAME_VERSION,MAIN): $(S390X_OUT)/VARIANT.elf from MAIN (one or
+# more files of $(S390X_SRC)) and the rest, objects under $(S390X_OUT)/VARIANT/; with
+# S390X_EXTRA_OBJS_VARIANT and S390X_VFLAGS_VARIANT (C flags) if set first.
 define s390x_kernel
 S390X_OBJS_$(1) := \
-	$(patsubst $(S390X_SRC)/%,$(S390X_OUT)/$(1)/%.o,$(S390X_SRCS) $(S390X_SRC)/$(3)) \
-	$(call qemu_common_objs,$(S390X_OUT)/$(1))
+	$(patsubst $(S390X_SRC)/%,$(S390X_OUT)/$(1)/%.o,$(S390X_SRCS) $(addprefix $(S390X_SRC)/,$(3))) \
+	$(call qemu_common_objs,$(S390X_OUT)/$(1)) $(S390X_EXTRA_OBJS_$(1))
 
 $(S390X_OUT)/$(1)/%.c.o: $(S390X_SRC)/%.c $(S390X_HDRS) $(S390X_SRC)/kernel.mk | $(DEPS_STAMP)
 	@mkdir -p $$(@D)
-	$(S390X_CC) $(S390X_CFLAGS) $$(S390X_CFLAGS_$$*) -c $$< -o $$@
+	$(S390X_CC) $(S390X_CFLAGS) $$(S390X_CFLAGS_$$*) $(S390X_VFLAGS_$(1)) -c $$< -o $$@
 
 $(S390X_OUT)/$(1)/%.S.o: $(S390X_SRC)/%.S $(S390X_HDRS) $(S390X_SRC)/kernel.mk | $(DEPS_STAMP)
 	@mkdir -p $$(@D)
 	$(S390X_CC) $(S390X_ASFLAGS) -c $$< -o $$@
 
-$(call qemu_common_rule,$(S390X_OUT)/$(1),$(S390X_CC) $(S390X_CFLAGS),$(S390X_HDRS))
+$(call qemu_common_rule,$(S390X_OUT)/$(1),$(S390X_CC) $(S390X_CFLAGS) $(S390X_VFLAGS_$(1)),$(S390X_HDRS))
 
 # The linker script, through the C preprocessor: the crash kernels' has the crash area.
 $(S390X_OUT)/$(1)/kernel.ld: $(S390X_SRC)/kernel.ld $(S390X_SRC)/kernel.mk | $(DEPS_STAMP)
@@ -65,6 +66,19 @@ $(eval $(call s390x_kernel,gen-v2,2,main.c))
 $(eval $(call s390x_kernel,gen-v3,3,main.c))
 $(eval $(call s390x_kernel,demo,2,demo.c))
 $(foreach v,$(QEMU_CRASH_VARIANTS),$(eval $(call s390x_kernel,$(v),2,crash.c)))
+
+# Scenario 9 (common/smp.c; smp/ the s390x glue: SIGP SET PREFIX and RESTART, the CPUs) and its
+# module (common/smp-module.c at 8 MiB, its own table). Without -icount and -singlestep: the
+# CPUs run at once (MTTCG).
+S390X_SMP_MODULE := $(S390X_OUT)/smp-module
+$(eval $(call qemu_smp_module,$(S390X_SMP_MODULE),$(S390X_CC) $(S390X_CFLAGS),$(S390X_LD),s390x-linux-gnu-objcopy,0x800000))
+S390X_EXTRA_OBJS_smp := $(call qemu_smp_objs,$(S390X_OUT)/smp)
+S390X_VFLAGS_smp := -fno-optimize-sibling-calls -DMODULE_BIN='"$(S390X_SMP_MODULE).bin"'
+$(eval $(call s390x_kernel,smp,2,smp/main.c smp/secondary.S))
+$(S390X_OUT)/smp/common/smp-blob.S.o: $(S390X_SMP_MODULE).bin
+S390X_SMP_QEMU := $(filter-out -singlestep -icount shift=0,$(S390X_QEMU)) -smp 2
+QEMU_KERNELS += $(S390X_OUT)/smp.elf
+QEMU_RUNS += "s390x smp|$(S390X_OUT)/smp.elf|$(S390X_SMP_QEMU)"
 
 QEMU_KERNELS += $(S390X_OUT)/gen-v2.elf $(S390X_OUT)/gen-v3.elf $(S390X_OUT)/demo.elf
 QEMU_RUNS += "s390x gen-v2|$(S390X_OUT)/gen-v2.elf|$(S390X_QEMU)" \

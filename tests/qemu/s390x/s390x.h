@@ -19,6 +19,12 @@
 /* Free for the program: where each entry stores the interrupted registers before it has a stack. */
 #define LC_PGM_SAVE 0x200
 #define LC_EXT_SAVE 0x280
+/* Free for the program too: the tops of this CPU's interrupt, exception and task stacks, which
+ * the entry code (and the smp kernel's secondary_entry) switch to. Per CPU: each CPU's prefix
+ * gives it its own lowcore. */
+#define LC_IRQ_STACK 0x300
+#define LC_EXC_STACK 0x308
+#define LC_TASK_STACK 0x310
 
 /* ---- PSW mask -------------------------------------------------------------------------------- */
 #define PSW_MASK_PER 0x4000000000000000  /* bit 1: PER events */
@@ -74,6 +80,19 @@ extern char pgm_entry[], pgm_entry_end[], ext_entry[], ext_entry_end[];
 /* boot.S: the stacks. */
 extern char task_stack_lo[], task_stack_hi[], irq_stack_lo[], irq_stack_hi[];
 extern char exc_stack_lo[], exc_stack_hi[];
+
+/* The smp kernel's other CPUs: their stacks (NULL for CPU 0, whose stacks are boot.S's), which
+ * arch_walk_config declares for them. this_cpu() is the CPU address (STAP): 0, 1, ... in QEMU. */
+#define S390X_MAX_CPUS 4
+struct s390x_cpu_stacks {
+  char *task_lo, *task_hi, *irq_lo, *irq_hi, *exc_lo, *exc_hi;
+};
+extern const struct s390x_cpu_stacks *cpu_stacks[S390X_MAX_CPUS];
+static inline unsigned this_cpu(void) {
+  uint16_t a;
+  __asm__ volatile("stap %0" : "=Q"(a));
+  return a;
+}
 
 static inline uint64_t stctg0(void) {
   uint64_t v;

@@ -26,7 +26,7 @@ void timer_stop(void) {
   __asm__ volatile("stnsm %0,%1" : "=Q"(old_mask) : "i"(~(PSW_MASK_EXT >> 56) & 0xff) : "memory");
   lctlg0(stctg0() & ~(uint64_t)CR0_CPU_TIMER);
   set_cpu_timer(~0ull >> 1); /* positive again: no request left pending */
-  timer_hook = 0;
+  /* The hook stays: on the smp kernel another CPU may still tick with it. */
 }
 
 void external_handler(struct trap_frame *tf) {

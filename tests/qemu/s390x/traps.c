@@ -87,8 +87,10 @@ void unexpected_interrupt(void) {
 }
 
 /* Innermost first: a walk moves from the exception stack to the interrupt stack to the task
- * stack, never back. */
-static struct sfu_stack stacks[3];
+ * stack, never back. One row per CPU (the smp kernel's others: cpu_stacks[]); each CPU writes only
+ * its own (a walk nested in another on the same CPU writes the same values). */
+static struct sfu_stack stacks[S390X_MAX_CPUS][3];
+const struct s390x_cpu_stacks *cpu_stacks[S390X_MAX_CPUS];
 
 /* Both entries build the same trap frame, at the SP they call C with plus 160. */
 #define TF_AT(off) (STACK_FRAME_OVERHEAD + (off))
@@ -112,14 +114,21 @@ void trap_regs(const struct trap_frame *tf, struct sfu_regs *regs) {
 }
 
 void arch_walk_config(struct sfu_walk_config *config) {
-  stacks[0] =
-      (struct sfu_stack){(uintptr_t)exc_stack_lo, (uintptr_t)exc_stack_hi, SFU_STACK_EXCEPTION};
-  stacks[1] = (struct sfu_stack){(uintptr_t)irq_stack_lo, (uintptr_t)irq_stack_hi, SFU_STACK_IRQ};
-  stacks[2] =
-      (struct sfu_stack){(uintptr_t)task_stack_lo, (uintptr_t)task_stack_hi, SFU_STACK_TASK};
+  unsigned cpu = this_cpu() % S390X_MAX_CPUS;
+  const struct s390x_cpu_stacks *c = cpu_stacks[cpu];
+  struct sfu_stack *row = stacks[cpu];
+  if (cpu == 0 || !c) {
+    row[0] = (struct sfu_stack){(uintptr_t)exc_stack_lo, (uintptr_t)exc_stack_hi, SFU_STACK_EXCEPTION};
+    row[1] = (struct sfu_stack){(uintptr_t)irq_stack_lo, (uintptr_t)irq_stack_hi, SFU_STACK_IRQ};
+    row[2] = (struct sfu_stack){(uintptr_t)task_stack_lo, (uintptr_t)task_stack_hi, SFU_STACK_TASK};
+  } else {
+    row[0] = (struct sfu_stack){(uintptr_t)c->exc_lo, (uintptr_t)c->exc_hi, SFU_STACK_EXCEPTION};
+    row[1] = (struct sfu_stack){(uintptr_t)c->irq_lo, (uintptr_t)c->irq_hi, SFU_STACK_IRQ};
+    row[2] = (struct sfu_stack){(uintptr_t)c->task_lo, (uintptr_t)c->task_hi, SFU_STACK_TASK};
+  }
   traps[0] = (struct sfu_trap_entry){(uintptr_t)pgm_entry, (uintptr_t)pgm_entry_end, &entry_layout};
   traps[1] = (struct sfu_trap_entry){(uintptr_t)ext_entry, (uintptr_t)ext_entry_end, &entry_layout};
-  config->stacks = stacks;
+  config->stacks = row;
   config->num_stacks = 3;
   config->traps = traps;
   config->num_traps = 2;

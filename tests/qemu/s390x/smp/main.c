@@ -1,0 +1,143 @@
+/* The s390x SMP kernel (smp.elf, booted with -smp 2, without -icount): scenario 9 (common/smp.c).
+ * CPU 0 gives CPU 1 a lowcore of its own (SIGP SET PREFIX) holding the new PSWs, a restart new
+ * PSW at secondary_entry and the tops of its own stacks, then starts it with SIGP RESTART. Every
+ * CPU takes its own CPU-timer ticks and checks a walk from each while CPU 0 loads, registers,
+ * unregisters and poisons the module 2000 times. This file is the s390x glue: the CPUs, the TOD
+ * clock, the call decoding. */
+#include "kernel.h"
+#include "s390x.h"
+#include "smp.h"
+#include "timer.h"
+#include "traps.h"
+
+#define TICK_US 100
+#ifndef SMP_NCPUS
+#define SMP_NCPUS 2 /* as many as the run's -smp */
+#endif
+#define SIGP_STOP 0x05
+#define SIGP_RESTART 0x06
+#define SIGP_SET_PREFIX 0x0d
+#define LOWCORE_SIZE 8192
+
+extern char secondary_entry[], _start[];
+void secondary_main(unsigned cpu);
+
+#define STACK 16384
+static uint8_t lowcores[S390X_MAX_CPUS - 1][LOWCORE_SIZE] __attribute__((aligned(LOWCORE_SIZE)));
+static uint8_t stack_mem[S390X_MAX_CPUS - 1][3][STACK] __attribute__((aligned(4096)));
+static struct s390x_cpu_stacks stacks_of[S390X_MAX_CPUS];
+
+unsigned smp_this_cpu(void) { return this_cpu(); }
+
+uint64_t smp_now(void) {
+  uint64_t tod;
+  __asm__ volatile("stckf %0" : "=Q"(tod)::"cc");
+  return tod;
+}
+uint64_t smp_freq(void) { return 4096000000ull; } /* TOD bit 51 is one microsecond */
+
+/* Storage is coherent with instruction fetch; serialize (BCR 14,0) after writing code, and on
+ * the CPU that runs it before it does (BCR 15,0). */
+void smp_sync_icache(void) { __asm__ volatile("bcr 14,0" ::: "memory"); }
+void smp_sync_fetch(void) { __asm__ volatile("bcr 15,0" ::: "memory"); }
+
+uint64_t smp_root(unsigned cpu) {
+  return cpu == 0 ? (uint64_t)(uintptr_t)_start : (uint64_t)(uintptr_t)secondary_entry;
+}
+
+/* BRASL (6 bytes, C0x5 and a halfword offset from itself) or BRAS (4 bytes, A7x5) to callee, or
+ * an indirect BASR/BALR (2 bytes, 0D/05) or BAS/BAL (4 bytes, 4D/45): the calls gcc makes. */
+int smp_calls_into(uint64_t ra, uint64_t callee) {
+  const volatile uint8_t *r = (const volatile uint8_t *)(uintptr_t)ra;
+  if (r[-6] == 0xc0 && (r[-5] & 0x0f) == 0x05) {
+    int32_t half = (int32_t)((uint32_t)r[-4] << 24 | (uint32_t)r[-3] << 16 | (uint32_t)r[-2] << 8 | r[-1]);
+    if (ra - 6 + (uint64_t)((int64_t)half * 2) == callee) return 1;
+  }
+  if (r[-4] == 0xa7 && (r[-3] & 0x0f) == 0x05) {
+    int16_t half = (int16_t)((uint16_t)r[-2] << 8 | r[-1]);
+    if (ra - 4 + (uint64_t)((int64_t)half * 2) == callee) return 1;
+  }
+  if (r[-2] == 0x0d || r[-2] == 0x05) return 1;
+  if (r[-4] == 0x4d || r[-4] == 0x45) return 1;
+  return 0;
+}
+
+static void on_tick(struct trap_frame *tf) {
+  struct sfu_regs regs;
+  trap_regs(tf, &regs);
+  smp_tick(&regs);
+}
+
+void secondary_main(unsigned cpu) {
+  timer_start(TICK_US, on_tick); /* this CPU's timer; unmasks external interrupts */
+  smp_work(cpu);
+  timer_stop();
+  smp_cpu_done(cpu);
+  for (;;) {
+  }
+}
+
+/* SIGP order to the CPU at address cpu with parameter param: the condition code (0: accepted). */
+static int sigp(unsigned cpu, unsigned order, uint64_t param) {
+  register uint64_t r1 __asm__("1") = param;
+  int cc;
+  __asm__ volatile("sigp %[r1],%[cpu],0(%[order])\n\tipm %[cc]\n\tsrl %[cc],28"
+                   : [r1] "+d"(r1), [cc] "=d"(cc)
+                   : [cpu] "d"((uint64_t)cpu), [order] "a"((uint64_t)order)
+                   : "cc", "memory");
+  return cc;
+}
+
+static int start_cpu(unsigned c) {
+  uint8_t *lc = lowcores[c - 1];
+  /* This CPU's lowcore: the same new PSWs (the first 512 bytes hold them; the rest stays 0). */
+  uintptr_t zero = 0;
+  __asm__("" : "+r"(zero)); /* CPU 0's lowcore, at real address 0 (prefix 0) */
+  for (unsigned n = 0; n < 512; n++) lc[n] = ((const volatile uint8_t *)zero)[n];
+  char *t = (char *)stack_mem[c - 1][0], *i = (char *)stack_mem[c - 1][1], *e = (char *)stack_mem[c - 1][2];
+  stacks_of[c] = (struct s390x_cpu_stacks){t, t + STACK, i, i + STACK, e, e + STACK};
+  cpu_stacks[c] = &stacks_of[c];
+  *(uint64_t *)(lc + LC_TASK_STACK) = (uint64_t)(uintptr_t)(t + STACK);
+  *(uint64_t *)(lc + LC_IRQ_STACK) = (uint64_t)(uintptr_t)(i + STACK);
+  *(uint64_t *)(lc + LC_EXC_STACK) = (uint64_t)(uintptr_t)(e + STACK);
+  *(uint64_t *)(lc + LC_RESTART_NEW_PSW) = PSW_MASK_64;
+  *(uint64_t *)(lc + LC_RESTART_NEW_PSW + 8) = (uint64_t)(uintptr_t)secondary_entry;
+  __asm__ volatile("bcr 14,0" ::: "memory");
+  if (sigp(c, SIGP_SET_PREFIX, (uint64_t)(uintptr_t)lc) != 0) return 0;
+  if (sigp(c, SIGP_RESTART, 0) != 0) return 0;
+  return smp_wait_up(c);
+}
+
+__attribute__((noreturn)) void kernel_main(void);
+void kernel_main(void) {
+  kputs("sfunwind s390x SMP test kernel\n");
+  kernel_register_table();
+  smp_init();
+  unsigned ncpus = 1;
+  int failed = 0;
+  for (unsigned c = 1; c < SMP_NCPUS; c++) {
+    if (!start_cpu(c)) {
+      kputs("sfu-error 9-smp: cpu ");
+      kput_dec(c);
+      kputs(" never came up\n");
+      failed++;
+      break;
+    }
+    ncpus = c + 1;
+  }
+  kputs("smp: ");
+  kput_dec(ncpus);
+  kputs(" CPUs\n");
+  if (ncpus < 2) {
+    kputs("sfu-error 9-smp: no second CPU\n");
+    kernel_done(failed + 1);
+  }
+  timer_start(TICK_US, on_tick);
+  uint64_t rounds_ok = smp_rounds(ncpus);
+  smp_stop();
+  timer_stop();
+  failed += smp_finish(ncpus, rounds_ok);
+  /* QEMU ends the run at CPU 0's disabled wait (arch_exit) only once no other CPU runs. */
+  for (unsigned c = 1; c < ncpus; c++) sigp(c, SIGP_STOP, 0);
+  kernel_done(failed);
+}
