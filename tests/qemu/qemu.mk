@@ -72,7 +72,8 @@ $(1)/common/%.S.o: tests/qemu/common/%.S $(3) | $$(DEPS_STAMP)
 endef
 
 define qemu_smp_module
-$(1)/smp-module.c.o: tests/qemu/common/smp-module.c tests/qemu/common/smp-module.h | $$(DEPS_STAMP)
+$(1)/smp-module.c.o: tests/qemu/common/smp-module.c tests/qemu/common/smp-module.h \
+		tests/qemu/qemu.mk | $$(DEPS_STAMP)
 	@mkdir -p $$(@D)
 	$(2) -fno-optimize-sibling-calls -c $$< -o $$@
 $(1).elf: $(1)/smp-module.c.o tests/qemu/common/smp-module.lds $$(TOOLS_DIR)/sfu
