@@ -361,22 +361,30 @@ LOST = {'crash-capture-busy', 'crash-record-kept'}
 def whole_traces(lines):
     """Why boot 1's traces were not printed whole (a line of another CPU inside one, or lines of two
     CPUs mixed into one), or None: between "sfu-trace" and its "sfu-end" only its expect line,
-    frames and stop line may come, and from the first trace on every line must be one of the
-    protocol's whole lines."""
+    frames and stop line may come, and from "sfu-boot 1" on every line must be one of the
+    protocol's whole lines (a crash-smp kernel prints nothing else)."""
     inside, started = None, False
-    whole = ('sfu-trace ', 'sfu-expect ', 'sfu-end', 'sfu-crash-captured ', 'sfu-crash-waited ',
-             'sfu-error ', 'sfu-done ')
+    whole = ('sfu-boot ', 'sfu-crash-refused ', 'sfu-trace ', 'sfu-expect ', 'sfu-end',
+             'sfu-crash-captured ', 'sfu-crash-waited ', 'sfu-error ', 'sfu-done ')
     for raw in lines:
         line = raw.rstrip('\r\n')
         if line.startswith('sfu-boot ') and line != 'sfu-boot 1':
             break
-        if line.startswith('sfu-trace '):
+        if line == 'sfu-boot 1':
+            started = True
+        elif line.startswith('sfu-trace '):
             if inside:
                 return 'trace %s starts inside trace %s' % (line.split()[1], inside)
-            inside, started = (line.split()[1] if len(line.split()) > 1 else '?'), True
+            inside, number = (line.split()[1] if len(line.split()) > 1 else '?'), 0
         elif line.startswith('sfu-end') and inside:
             inside = None
-        elif inside and not (line.startswith('sfu-expect ') or FRAME.match(line) or STOP.match(line)):
+        elif inside and FRAME.match(line):
+            # Frames are numbered from #0 in order: another CPU's whole frame line breaks that.
+            if int(FRAME.match(line).group(1)) != number:
+                return 'trace %s has frame line #%s where #%d belongs' % (
+                    inside, FRAME.match(line).group(1), number)
+            number += 1
+        elif inside and not (line.startswith('sfu-expect ') or STOP.match(line)):
             return 'trace %s has a foreign line: %r' % (inside, line[:80])
         elif started and not (line.startswith(whole) or FRAME.match(line) or STOP.match(line)):
             return 'a mixed line: %r' % line[:80]

@@ -30,7 +30,7 @@
 
 static volatile unsigned ready, go;
 static volatile int answered[MAX_CPUS], capturing[MAX_CPUS], waiting[MAX_CPUS];
-static volatile int printed[MAX_CPUS];
+static volatile int printed[MAX_CPUS], print_ready[MAX_CPUS];
 static volatile uint32_t print_lock;
 
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
@@ -140,7 +140,10 @@ void crash_fault_taken(const struct sfu_regs *regs, uint32_t detail, uint64_t fa
   }
 #endif
 
-  /* Everything this CPU prints, whole. */
+  /* Every CPU starts printing at the same moment (so that without the lock the lines would
+   * mix, every run), and everything one CPU prints comes out whole. */
+  STORE(print_ready[cpu], 1);
+  for (unsigned c = 0; c < NCPUS; c++) SPIN_UNTIL(LOAD(print_ready[c]));
   lock_print();
   static char expect[256];
   const char *parts[] = {"crash_fault " RUN_CHAIN_FRAMES " ",
