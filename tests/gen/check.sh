@@ -169,6 +169,41 @@ check_plt() {
   else
     pass "$name"
   fi
+  # gen writes the same .plt from the CFI: V2 and V3 as a repeating block of 16 bytes that
+  # verifies at every address (and reads the same in the spec reader); V1, which has no block
+  # size, leaves it out by name.
+  local v gen_out img at0 at1
+  if ! gcc -O2 -fno-pie -no-pie "$r/p.c" -o "$r/p-cfi.elf" 2>"$r/cc.err"; then  # no gas table
+    fail "x86_64/plt gen" "gcc: $(head -n 1 "$r/cc.err")"
+    return
+  fi
+  read -r plt size < <(readelf -SW "$r/p-cfi.elf" | sed -n 's/^ *\[ *[0-9]*\] *//p' | awk '$1 == ".plt" { print $3, $5 }')
+  at0=$(printf '0x%x' $((16#$plt)))
+  at1=$(printf '0x%x' $((16#$plt + 16)))
+  for v in 1 2 3; do
+    name="x86_64/plt gen V$v"
+    img=$r/p-v$v.elf
+    if ! gen_out=$("$sfu" gen "$r/p-cfi.elf" -o "$img" --sframe-version $v --no-symbols -v 2>&1); then
+      fail "$name" "$(echo "$gen_out" | head -n 1)"
+      continue
+    fi
+    out=$("$sfu" verify "$img" -v 2>&1)
+    if [[ $v == 1 ]]; then
+      echo "$gen_out" | grep -q "^left out: $at0 ($at0\.\..*) at $at1: repeating block (PLT) needs V2$" &&
+        pass "$name" || fail "$name" "$(echo "$gen_out" | grep -m1 "$at0")"
+    elif ! echo "$out" | grep -q "^verify: .* 0 mismatches, 0 not covered$"; then
+      fail "$name" "$(echo "$out" | grep -m3 -e '^mismatch' -e '^verify')"
+    elif ! echo "$out" | grep -q "^PLT-like (PCMASK) functions: $((16 * n)) addresses compared one by one"; then
+      fail "$name" "$(echo "$out" | grep -m1 PLT-like)"
+    elif ! "$sfu" dump "$img" >"$img.dump" 2>&1 || ! grep -q '^ *0*b *sp+16 ' "$img.dump"; then
+      fail "$name" "no repeating row at offset 0xb in sfu dump"
+    elif ! python3 "$here/spec_rows.py" "$img" >"$img.spec.rows" 2>&1 ||
+      ! cmp -s "$img.spec.rows" <(rows_only "$img.dump" 0); then
+      fail "$name" "the spec reader reads other rows than sfu dump"
+    else
+      pass "$name"
+    fi
+  done
 }
 check_plt
 

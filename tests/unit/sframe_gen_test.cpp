@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "tools/elf/elf_file.h"
+#include "tools/sframe/cfa_expression.h"
 #include "tools/sframe/diff.h"
 #include "tools/sframe/encode.h"
 #include "tools/sframe/gen.h"
@@ -275,6 +276,88 @@ TEST(SframeVerify, PltExpressionEvaluatedAtEveryAddress) {
   EXPECT_EQ(r.mismatches[0].sframe, "CFA r7+16, RA [cfa-8], FP same");
   EXPECT_EQ(r.mismatches[0].cfi, "CFA r7+8, RA [cfa-8], FP same (CFA expression at this PC)");
   EXPECT_EQ(r.mismatches[21].address, kPlt + 48 + 10);
+}
+
+// ld's .plt CFI, as gen writes it: PLT0 an ordinary function, the entries one repeating block
+// of 16 bytes (V2, V3) with the expression's two values, verified at every address after a round
+// trip through the writer; V1, which has no block size, leaves the function out by name.
+TEST(SframeGen, PltExpressionBecomesARepeatingBlock) {
+  const uint64_t kPlt = 0x401020;
+  cfi::Fde f = plt_fde(kPlt, 3);
+  for (uint8_t v : {2, 3}) {
+    Generated g;
+    generate_rows({f}, options(v), g);
+    ASSERT_TRUE(g.left_out.empty()) << g.left_out[0].reason;
+    ASSERT_EQ(g.functions.size(), 2u);
+    const EncodeFunction &plt0 = g.functions[0], &block = g.functions[1];
+    EXPECT_EQ(plt0.start, kPlt);
+    EXPECT_EQ(plt0.size, 16u);
+    EXPECT_EQ(plt0.repeat, 0);
+    EXPECT_EQ(block.start, kPlt + 16);
+    EXPECT_EQ(block.size, 48u);
+    EXPECT_EQ(block.repeat, 16);
+    ASSERT_EQ(block.rows.size(), 2u);
+    EXPECT_EQ(rules(block.rows[0]), "0: CFA r7+8, RA [cfa-8], FP same");
+    EXPECT_EQ(rules(block.rows[1]), "11: CFA r7+16, RA [cfa-8], FP same");
+    std::vector<uint8_t> bytes;
+    std::string error;
+    ASSERT_TRUE(encode_sframe(options(v), g.functions, bytes, error)) << error;
+    std::vector<SframeFunction> fns;
+    uint8_t abi = 0;
+    ASSERT_EQ(read_sframe_functions(bytes, options(v).section_addr, abi, fns), SFU_OK);
+    ASSERT_EQ(fns.size(), 2u);
+    EXPECT_TRUE(fns[1].pcmask);
+    EXPECT_EQ(fns[1].repeat, 16u);
+    VerifyReport r;
+    verify_rows({f}, fns, SFU_ABI_AMD64_LE, r);
+    EXPECT_EQ(r.pcmask_addresses, 48u);
+    EXPECT_TRUE(r.mismatches.empty()) << r.mismatches[0].address;
+  }
+  // The writer's own refusals: a row outside the block, a block in V1.
+  Generated g2;
+  generate_rows({f}, options(2), g2);
+  g2.functions[1].rows[1].row_start = 16;
+  std::vector<uint8_t> bytes;
+  std::string error;
+  EXPECT_FALSE(encode_sframe(options(2), g2.functions, bytes, error));
+  EXPECT_NE(error.find("row 1: row starts past the repeating block"), std::string::npos) << error;
+  g2.functions[1].rows[1].row_start = 11;
+  EXPECT_FALSE(encode_sframe(options(1), g2.functions, bytes, error));
+  EXPECT_NE(error.find("repeating block (PLT) needs V2"), std::string::npos) << error;
+
+  Generated g1;
+  generate_rows({f}, options(1), g1);
+  EXPECT_TRUE(g1.functions.empty());
+  ASSERT_EQ(g1.left_out.size(), 1u);
+  EXPECT_EQ(g1.left_out[0].at, kPlt + 16);
+  EXPECT_EQ(g1.left_out[0].reason, "repeating block (PLT) needs V2");
+}
+
+// A PC-dependent CFA that does not repeat is written as ordinary rows; one followed by other
+// rules, or one that is not register + offset at some PC, leaves the function out.
+TEST(SframeGen, PcDependentCfaThatDoesNotRepeatOrIsNotLast) {
+  cfi::Fde f = plt_fde(0x401020, 1);  // PLT0 and one 16-byte entry: no second block to repeat
+  f.rows.back().cfa.expr = {0x77, 0x08, 0x80, 0x00, 0x3f, 0x1a, 0x22};  // rsp + 8 + (rip & 15)
+  Generated g;
+  generate_rows({f}, options(2), g);
+  ASSERT_EQ(g.functions.size(), 2u);
+  EXPECT_EQ(g.functions[1].repeat, 0);
+  EXPECT_EQ(g.functions[1].rows.size(), 16u);  // a CFA for every address
+  EXPECT_EQ(rules(g.functions[1].rows[15]), "15: CFA r7+23, RA [cfa-8], FP same");
+
+  cfi::Fde not_last = plt_fde(0x401020, 2);
+  not_last.rows.back().end = not_last.end - 8;
+  not_last.rows.push_back(row(not_last.end - 8, not_last.end, cfa(kRsp, 8), {{kRip, rule(RegRule::kOffset, -8)}}));
+  generate_rows({not_last}, options(3), g);
+  ASSERT_EQ(g.left_out.size(), 1u);
+  EXPECT_EQ(g.left_out[0].reason, "CFA computed by a DWARF expression");
+
+  cfi::Fde loads = plt_fde(0x401020, 2);
+  loads.rows.back().cfa.expr = {0x77, 0x08, 0x06, 0x80, 0x00, 0x22};  // *(rsp + 8) + rip: a load
+  generate_rows({loads}, options(3), g);
+  ASSERT_EQ(g.left_out.size(), 1u);
+  EXPECT_EQ(g.left_out[0].at, 0x401030u);
+  EXPECT_EQ(g.left_out[0].reason, "CFA computed by a DWARF expression");
 }
 
 TEST(SframeVerify, FindsWrongRowsAndUncoveredFunctions) {

@@ -277,6 +277,7 @@ bool check_rows(const EncodeOptions &opt, const EncodeFunction &f, std::string &
   if (f.pauth_key_b && !abi_aarch64(opt.abi)) return error = where(f) + "pauth B key needs AArch64", false;
   if (f.signal && opt.version < kVersion3) return error = where(f) + "signal frame needs V3", false;
   if (f.start + f.size < f.start) return error = where(f) + "function wraps past the end of memory", false;
+  if (const char *why = repeat_refusal(opt, f.repeat)) return error = where(f) + why, false;
   if (opt.version == kVersion3 && f.rows.size() > kMaxV3Rows)
     return error = where(f) + "more than 65535 rows in a V3 function", false;
   for (size_t i = 0; i < f.rows.size(); i++) {
@@ -285,6 +286,7 @@ bool check_rows(const EncodeOptions &opt, const EncodeFunction &f, std::string &
     if (i == 0 && r.row_start != 0) return error = at + "first row not at offset 0", false;
     if (i > 0 && r.row_start <= f.rows[i - 1].row_start) return error = at + "row starts not rising", false;
     if (r.row_start >= f.size) return error = at + "row starts past the function end", false;
+    if (f.repeat && r.row_start >= f.repeat) return error = at + "row starts past the repeating block", false;
     if (const char *why = row_refusal(opt, r)) return error = at + why, false;
   }
   return true;
@@ -302,9 +304,9 @@ EncodedFunction encode_function(const EncodeOptions &opt, const EncodeFunction &
   return e;
 }
 
-// FDE info byte: FRE type, PCINC (not PCMASK), AArch64 B key, V3 signal frame.
+// FDE info byte: FRE type, PCINC or PCMASK (a repeating block), AArch64 B key, V3 signal frame.
 uint8_t fde_info(const EncodeOptions &opt, const EncodedFunction &e) {
-  return make_fde_info(e.fre_type, false, e.f->pauth_key_b, opt.version == kVersion3 && e.f->signal);
+  return make_fde_info(e.fre_type, e.f->repeat != 0, e.f->pauth_key_b, opt.version == kVersion3 && e.f->signal);
 }
 
 // ---- Bytes ----------------------------------------------------------------------------------
@@ -317,7 +319,7 @@ void write_chain(const EncodeOptions &opt, const EncodedFunction &e, Writer &w) 
     w.put(e.rows.size(), 2);
     w.put(fde_info(opt, e), 1);
     w.put(e.flex ? kFdeTypeFlex : kFdeTypeDefault, 1);
-    w.put(0, 1);  // rep_size: PCMASK only
+    w.put(e.f->repeat, 1);  // rep_size: PCMASK only
   }
   for (const EncodedRow &r : e.rows) {
     w.put(r.start, fre_addr_size(e.fre_type));
@@ -346,8 +348,8 @@ void write_fde(const EncodeOptions &opt, const EncodedFunction &e, int64_t start
   w.put(e.rows.size(), 4);
   w.put(fde_info(opt, e), 1);
   if (opt.version == kVersion2) {
-    w.put(0, 1);  // rep_size
-    w.put(0, 2);  // padding
+    w.put(e.f->repeat, 1);  // rep_size: PCMASK only
+    w.put(0, 2);            // padding
   }
 }
 
@@ -374,6 +376,12 @@ const char *encode_refusal(const EncodeOptions &opt, const sfu_row &row, bool si
   if (const char *why = options_refusal(opt)) return why;
   if (signal && opt.version < kVersion3) return "signal frame needs V3";
   return row_refusal(opt, row);
+}
+
+const char *repeat_refusal(const EncodeOptions &opt, uint8_t repeat) {
+  // V1 has no rep_size: binutils 2.40 read its PCMASK rows by the offset's low byte, right only
+  // for 256-byte blocks.
+  return repeat && opt.version == kVersion1 ? "repeating block (PLT) needs V2" : nullptr;
 }
 
 bool encode_sframe(const EncodeOptions &opt, const std::vector<EncodeFunction> &functions,

@@ -5,10 +5,10 @@
 
 #include <algorithm>
 
-
 #include "sframe/format.h"
 #include "sframe/rule.h"
 #include "tools/dwarf/image_cfi.h"
+#include "tools/sframe/cfa_expression.h"
 
 namespace sfu::tools {
 namespace {
@@ -87,23 +87,88 @@ std::string translate(const cfi::Fde &fde, const cfi::Row &cr, uint8_t abi, sfu_
   return value_rule(cr.rule(fp), fp, "FP", out.fp);
 }
 
-// One function, or the reason it is left out.
-std::string convert(const cfi::Fde &fde, const EncodeOptions &opt, EncodeFunction &fn, uint64_t &at) {
+// A CFA computed from the PC by an expression that is not plain register + offset.
+bool pc_dependent_cfa(const cfi::Row &cr) {
+  uint32_t reg;
+  int64_t offset;
+  bool deref;
+  return cr.cfa.kind == CfaRule::kExpression && !cfi::simple_expression(cr.cfa.expr, reg, offset, deref);
+}
+
+// The rows of [cr.start, end), where the CFI computes the CFA from the PC (ld's .plt entries:
+// rsp + 8 + (((rip & 15) >= 11) << 3)): evaluated at every address, it must be one register plus
+// an offset there. A CFA that repeats every `period` bytes (up to 255) becomes a repeating block,
+// SFrame's PCMASK function with rep_size `period`; one that does not, ordinary rows.
+std::string pc_dependent_rows(const cfi::Fde &fde, const cfi::Row &cr, const EncodeOptions &opt,
+                              EncodeFunction &out, uint64_t &at) {
+  std::vector<std::pair<uint32_t, int64_t>> cfa;
+  for (uint64_t pc = cr.start; pc < fde.end; pc++) {
+    uint32_t reg = 0;
+    int64_t offset = 0;
+    at = pc;
+    if (!cfa_expression_at(cr.cfa.expr, opt.abi, pc, reg, offset)) return "CFA computed by a DWARF expression";
+    cfa.push_back({reg, offset});
+  }
+  size_t period = 1;  // the smallest that repeats; cfa.size() when none does
+  for (; period < cfa.size(); period++) {
+    size_t i = period;
+    while (i < cfa.size() && cfa[i] == cfa[i % period]) i++;
+    if (i == cfa.size()) break;
+  }
+  bool repeats = period < cfa.size();
+  if (repeats && period > UINT8_MAX) return "CFA repeats in blocks larger than 255 bytes";
+  out.start = cr.start;
+  out.size = uint32_t(fde.end - cr.start);
+  out.repeat = repeats ? uint8_t(period) : 0;
+  out.signal = fde.signal_frame;
+  out.pauth_key_b = fde.pauth_key_b;
+  at = cr.start;
+  if (const char *why = repeat_refusal(opt, out.repeat)) return why;
+  for (size_t k = 0; k < (repeats ? period : cfa.size()); k++) {
+    at = cr.start + k;
+    cfi::Row here = cr;  // the expression's value at this PC, as a rule
+    here.start = cr.start + k;
+    here.cfa = CfaRule{CfaRule::kRegOffset, cfa[k].first, cfa[k].second, {}};
+    sfu_row row;
+    if (std::string why = translate(fde, here, opt.abi, row); !why.empty()) return why;
+    row.row_start = uint32_t(k);
+    if (const char *why = encode_refusal(opt, row, out.signal)) return why;
+    if (!out.rows.empty() && sframe::same_rules(out.rows.back(), row)) continue;
+    out.rows.push_back(row);
+  }
+  return "";
+}
+
+// One function, or the reason it is left out. A CFA computed from the PC, as its last rule, makes
+// a second function of its range (the PLT: the first entry's ordinary rows, then the others' one
+// repeating block, as ld describes it and gas writes it).
+std::string convert(const cfi::Fde &fde, const EncodeOptions &opt, std::vector<EncodeFunction> &fns, uint64_t &at) {
   at = fde.start;
   if (fde.end - fde.start > UINT32_MAX) return "function larger than 4 GiB";
+  EncodeFunction fn, block;
   fn.start = fde.start;
   fn.size = uint32_t(fde.end - fde.start);
   fn.signal = fde.signal_frame;
   fn.pauth_key_b = fde.pauth_key_b;
-  for (const cfi::Row &cr : fde.rows) {
+  for (size_t i = 0; i < fde.rows.size(); i++) {
+    const cfi::Row &cr = fde.rows[i];
     at = cr.start;
+    if (pc_dependent_cfa(cr)) {
+      if (i + 1 < fde.rows.size()) return "CFA computed by a DWARF expression";
+      if (std::string why = pc_dependent_rows(fde, cr, opt, block, at); !why.empty()) return why;
+      fn.size = uint32_t(cr.start - fde.start);
+      break;
+    }
     sfu_row row;
     if (std::string why = translate(fde, cr, opt.abi, row); !why.empty()) return why;
     if (const char *why = encode_refusal(opt, row, fn.signal)) return why;
     if (!fn.rows.empty() && sframe::same_rules(fn.rows.back(), row)) continue;
     fn.rows.push_back(row);
   }
-  return fn.rows.empty() ? "no rows" : "";
+  if (fn.rows.empty() && block.rows.empty()) return "no rows";
+  if (!fn.rows.empty()) fns.push_back(std::move(fn));
+  if (!block.rows.empty()) fns.push_back(std::move(block));
+  return "";
 }
 
 }  // namespace
@@ -120,15 +185,15 @@ void generate_rows(const std::vector<cfi::Fde> &fdes, const EncodeOptions &opt, 
   for (const cfi::Fde &fde : fdes) {
     if (fde.start >= fde.end) continue;
     LeftOut skip{fde.start, fde.end, fde.start, ""};
-    EncodeFunction fn;
+    std::vector<EncodeFunction> fns;
     bool overlaps = fde.start < covered_to;
     covered_to = std::max(covered_to, fde.end);
     if (overlaps) {
       skip.reason = "overlaps another function";  // the CFI contradicts itself there
-    } else if (std::string why = convert(fde, opt, fn, skip.at); !why.empty()) {
+    } else if (std::string why = convert(fde, opt, fns, skip.at); !why.empty()) {
       skip.reason = why;
     } else {
-      out.functions.push_back(std::move(fn));
+      for (EncodeFunction &fn : fns) out.functions.push_back(std::move(fn));
       continue;
     }
     out.left_out.push_back(std::move(skip));
