@@ -36,8 +36,8 @@ struct Walk {
     return true;
   }
   sfu_stop read(uint64_t addr, uint64_t &out) const {
-    return read_word(c.config, addr, sframe::abi_big_endian(c.config.abi), out) ? SFU_STOP_NONE
-                                                                         : SFU_STOP_READ_REFUSED;
+    return read_word(c.config, addr, sframe::abi_big_endian(c.config.abi), out, c.stack_index) ? SFU_STOP_NONE
+                                                                                        : SFU_STOP_READ_REFUSED;
   }
 };
 
@@ -200,7 +200,10 @@ const sfu_trap_entry *trap_for(const sfu_walk_config &c, uint64_t pc) {
 // ends at the next step and vouches for nothing from here on; entry code the config describes is
 // crossed by its layout, not rows, so it needs no table.
 void enter_module(sfu_cursor &c, uint64_t lookup) {
-  c.module = sfu_module_for_pc(lookup);
+  // Most callers are in the module of their callee: its range is checked before the registry.
+  const sfu_module *m = c.module;
+  if (!m || lookup < m->table.text_start || lookup >= m->table.text_end) m = sfu_module_for_pc(lookup);
+  c.module = m;
   if (!c.module && !trap_for(c.config, lookup)) c.reliable = 0;
 }
 
