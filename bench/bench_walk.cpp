@@ -37,6 +37,7 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
+#include "bench/bench_tables.h"
 #include "sfu/unwind.h"
 
 #ifndef PT_GNU_SFRAME
@@ -189,7 +190,15 @@ int on_object(dl_phdr_info *info, size_t, void *arg) {
 void setup() {
   sfu_table_desc desc{};
   if (!dl_iterate_phdr(on_object, &desc)) die("no PT_GNU_SFRAME in the program");
-  if (sfu_error e = sfu_register(&g_module, &desc, "bench_walk")) die(sfu_error_name(e));
+  // Registered as a kernel registers its image: with memory for the block index.
+  static std::vector<uint32_t> index;
+  index.assign(sfu_index_size(&desc) / 4, 0);
+  sfu_module_desc md{};
+  md.table = desc;
+  md.name = "bench_walk";
+  md.index = index.data();
+  md.index_size = index.size() * 4;
+  if (sfu_error e = sfu_register_module(&g_module, &md)) die(sfu_error_name(e));
   g_text_lo = desc.text_start;
   g_text_hi = desc.text_end;
 
@@ -311,6 +320,12 @@ int main(int argc, char **argv) {
     q3[m] = (quantile(samples[m], 0.75) - base) / kFrames;
   }
   for (int m = kSfu; m < kMethods; m++) printf("bench: %s %.1f ns/frame\n", kNames[m], per_frame[m]);
+  fflush(stdout);
+
+  std::vector<BenchLine> lines;
+  std::vector<WorstCase> cases;
+  bench_tables(rounds, lines, cases);
+  for (const BenchLine &l : lines) printf("%s\n", bench_line(l).c_str());
 
   if (!results) return 0;
   FILE *out = fopen(results, "w");
@@ -340,7 +355,7 @@ int main(int argc, char **argv) {
           "shared virtual machine the medians move by about 20%% from run to run: compare "
           "methods within one run.\n",
           kDepth, kCycle, g_module.table.version, kFrames, rounds, base, kFrames);
-  fprintf(out, "- sfu = sfu_capture_here + sfu_backtrace; fp = a loop over [rbp], [rbp + 8] with a "
+  fprintf(out, "- sfu = sfu_capture_here + sfu_backtrace (the program's table registered with its block index); fp = a loop over [rbp], [rbp + 8] with a "
                "stack-bounds check; libunwind = unw_backtrace (its fast trace path with a "
                "per-thread cache); libgcc = _Unwind_Backtrace + _Unwind_GetIP from libgcc_s.so.1 "
                "(looked up by dlsym: libunwind.so exports the same names).\n\n");
@@ -352,6 +367,23 @@ int main(int argc, char **argv) {
             per_frame[m] * kFrames);
   fprintf(out, "\nThe same lines as `make bench` prints:\n\n```\n");
   for (int m = kSfu; m < kMethods; m++) fprintf(out, "bench: %s %.1f ns/frame\n", kNames[m], per_frame[m]);
+  fprintf(out, "```\n");
+  fprintf(out, "\n## Lookup cost against table size, cold tables, the longest step\n\n");
+  fprintf(out, "bench/bench_tables.cpp: synthetic x86_64 V2 tables of F functions of 64 bytes (4 rows each, "
+               "sorted), registered as a kernel registers its image; 64 stacks of 64 frames in plain memory, "
+               "each return address in a function drawn at random over the whole table. scale: one pass "
+               "over the 64 stacks, 4 times, / 16384 frames, median of %d rounds. cold: each walk timed "
+               "alone after clflush of every line of the table (and its block index), median of 192 walks "
+               "/ 64 frames. worst-step: one sfu_walk_next (frame 1 to frame 2) with the table flushed "
+               "first, median of 31, on each adversarial table below; the line gives the largest.\n\n",
+          rounds);
+  fprintf(out, "| functions | ns/frame, warm | ns/frame, cold |\n| ---: | ---: | ---: |\n");
+  for (size_t i = 0; i + 1 < lines.size(); i += 2)
+    if (lines[i].what == "scale") fprintf(out, "| %u | %.1f | %.1f |\n", lines[i].functions, lines[i].ns, lines[i + 1].ns);
+  fprintf(out, "\n| adversarial table | one step, cold (ns) |\n| --- | ---: |\n");
+  for (const WorstCase &c : cases) fprintf(out, "| %s | %.0f |\n", c.table.c_str(), c.ns);
+  fprintf(out, "\n```\n");
+  for (const BenchLine &l : lines) fprintf(out, "%s\n", bench_line(l).c_str());
   fprintf(out, "```\n");
   if (footprint) {
     std::string fp = slurp(footprint);

@@ -155,6 +155,54 @@ std::vector<ObjectSize> text_sizes(const std::string &size_tool, const std::stri
   return out;
 }
 
+// .text* and .rodata* bytes of one object (`size -A`): the code and read-only data it brings.
+struct CoreSize {
+  long code = 0, rodata = 0;
+};
+
+CoreSize sections(const std::string &size_tool, const std::string &object) {
+  CoreSize out;
+  std::string cmd = size_tool + " -A " + object;
+  FILE *p = popen(cmd.c_str(), "r");
+  if (!p) return out;
+  char line[512];
+  while (fgets(line, sizeof line, p)) {
+    char name[256];
+    long bytes;
+    if (sscanf(line, "%255s %ld", name, &bytes) != 2) continue;
+    std::string n = name;
+    if (n.rfind(".text", 0) == 0) out.code += bytes;
+    if (n.rfind(".rodata", 0) == 0) out.rodata += bytes;
+  }
+  pclose(p);
+  return out;
+}
+
+// The core: what a kernel links to register tables and walk (the format layer src/sframe, the
+// registry and walker src/unwind, the capture in arch/<arch>), not the printer, the symbol-table
+// reader or crash records, which are counted in .text total.
+CoreSize core_size(const std::string &size_tool, const std::string &lib, const std::string &arch) {
+  std::filesystem::path obj = std::filesystem::path(lib).parent_path() / "obj";
+  CoreSize total;
+  for (const char *dir : {"src/sframe", "src/unwind"}) {
+    std::vector<std::filesystem::path> files;
+    for (const auto &e : std::filesystem::directory_iterator(obj / dir))
+      if (e.path().extension() == ".o") files.push_back(e.path());
+    for (const auto &f : files) {
+      CoreSize c = sections(size_tool, f.string());
+      total.code += c.code;
+      total.rodata += c.rodata;
+    }
+  }
+  for (const auto &e : std::filesystem::directory_iterator(obj / "arch" / arch))
+    if (e.path().extension() == ".o") {
+      CoreSize c = sections(size_tool, e.path().string());
+      total.code += c.code;
+      total.rodata += c.rodata;
+    }
+  return total;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -188,9 +236,14 @@ int main(int argc, char **argv) {
         "sfu_print_backtrace adds the printing: the lines and each frame's name, decoded from "
         "the symbol table straight into the sink (symbols.o; its putc is a call through a "
         "pointer, not counted).\n\n"
-     << "| arch | .text total (bytes) | walk stack: sfu_walk_next | sfu_backtrace | "
-        "sfu_walk_start | sfu_print_backtrace |\n"
-     << "| --- | ---: | ---: | ---: | ---: | ---: |\n";
+     << "Core: the objects a kernel links to register tables and walk (src/sframe, src/unwind and "
+        "the capture in arch/<arch>), `.text*` as code and `.rodata*` (the error and stop names "
+        "included) as rodata, from `size -A`; not their `.eh_frame`. `.text total` is `size`'s "
+        "text column over the whole library (printer, symbol-table reader and crash records too, "
+        "`.rodata` and `.eh_frame` included).\n\n"
+     << "| arch | core code (bytes) | core rodata (bytes) | .text total (bytes) | walk stack: "
+        "sfu_walk_next | sfu_backtrace | sfu_walk_start | sfu_print_backtrace |\n"
+     << "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
   int status = 0;
   for (const Arch &a : archs) {
     std::vector<ObjectSize> sizes = text_sizes(a.size_tool, a.lib);
@@ -199,11 +252,12 @@ int main(int argc, char **argv) {
     Graph g;
     for (const auto &e : std::filesystem::recursive_directory_iterator(a.ci_dir))
       if (e.path().extension() == ".ci") read_ci(e.path(), g);
-    md << "| " << a.name << " | " << total;
+    CoreSize core = core_size(a.size_tool, a.lib, a.name);
+    long backtrace_stack = -1;
+    md << "| " << a.name << " | " << core.code << " | " << core.rodata << " | " << total;
     details << "\n### " << a.name << "\n\n.text by object:";
     for (const ObjectSize &o : sizes) details << " " << o.name << " " << o.text << ";";
     details << "\n\n";
-    printf("footprint: %s .text %ld bytes", a.name.c_str(), total);
     for (const char *r : roots) {
       std::set<std::string> on_path;
       Path p = deepest(g, r, on_path);
@@ -221,10 +275,12 @@ int main(int argc, char **argv) {
         details << ")";
       }
       details << "\n";
-      printf(", %s %ld", r, p.bytes);
+      if (!strcmp(r, "sfu_backtrace")) backtrace_stack = p.bytes;
     }
     md << " |\n";
-    printf(" bytes of stack\n");
+    printf("footprint: %s code %ld bytes, rodata %ld bytes, backtrace stack %ld bytes\n", a.name.c_str(),
+           core.code, core.rodata, backtrace_stack);
+    if (backtrace_stack < 0 || core.code == 0) status = 1;
     if (sizes.empty()) status = 1;
   }
   md << "\nDeepest path per entry point (function and its frame in bytes):\n" << details.str();

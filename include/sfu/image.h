@@ -42,6 +42,8 @@ static inline enum sfu_error sfu_register_image(struct sfu_module *module, const
   desc.symbols_addr = (uint64_t)(uintptr_t)__sfu_symbols_start;
   desc.build_id_note = __sfu_build_id_start;
   desc.build_id_note_size = (size_t)(__sfu_build_id_end - __sfu_build_id_start);
+  desc.index = 0; /* sfu_register_module with your own desc to give index memory */
+  desc.index_size = 0;
   return sfu_register_module(module, &desc);
 }
 

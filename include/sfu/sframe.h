@@ -93,7 +93,10 @@ extern "C" {
   X(SFU_E_CRASH_BAD_VERSION, "crash-bad-version")     /* record format not 1 */                \
   X(SFU_E_CRASH_BAD_LENGTH, "crash-bad-length")       /* the bytes end before the record */    \
   X(SFU_E_CRASH_BAD_CRC, "crash-bad-crc")             /* contents differ from the checksum */  \
-  X(SFU_E_CRASH_BAD_LAYOUT, "crash-bad-layout")       /* a part out of place or malformed */
+  X(SFU_E_CRASH_BAD_LAYOUT, "crash-bad-layout")       /* a part out of place or malformed */ \
+  X(SFU_E_TOO_MANY_ROWS, "function-rows-over-limit")  /* over CONFIG_SFU_MAX_FUNCTION_ROWS */ \
+  X(SFU_E_UNSORTED_TOO_LARGE, "unsorted-table-too-large") /* unsorted, over CONFIG_SFU_MAX_UNSORTED_FDES */ \
+  X(SFU_E_BAD_INDEX_MEMORY, "bad-index-memory")       /* under sfu_index_size, or not 4-aligned */
 
 enum sfu_error {
 #define SFU_ERROR_ENUM(name, text) name,
@@ -154,6 +157,10 @@ struct sfu_table {
   int8_t fixed_fp_offset, fixed_ra_offset;
   uint8_t fde_size;
   uint8_t ready; /* 0 closed, 1 opened, 2 opened and fully validated */
+  /* The block index (sfu_table_index), or NULL: entry b counts the functions starting at or
+   * before text_start + b * SFU_INDEX_BLOCK; index_entries of them. */
+  const uint32_t *index;
+  uint32_t index_entries;
 };
 
 /* Checks the header and that every sub-section lies inside the section, and fills *table.
@@ -169,6 +176,28 @@ enum sfu_error sfu_table_validate(struct sfu_table *table);
 /* What a kernel calls at registration: sfu_table_open, then sfu_table_validate when
  * CONFIG_SFU_VALIDATE_ON_REGISTER is set (the default). */
 enum sfu_error sfu_table_init(struct sfu_table *table, const struct sfu_table_desc *desc);
+
+/* ---- The block index: an optional lookup accelerator, built once into caller memory ---------
+ *
+ * Like Linux's ORC lookup table: one 32-bit entry per SFU_INDEX_BLOCK bytes of text, counting
+ * the functions that start at or before that block, so a lookup searches only the few functions
+ * of one block instead of the whole table. Only sorted tables (SFU_F_FDE_SORTED) with a text
+ * range use it; an unsorted table, or one without text_end, is looked up as without it. */
+#define SFU_INDEX_BLOCK 256u
+
+/* Bytes of index memory for a table whose text is [desc->text_start, desc->text_end): 4 bytes
+ * per block of text, plus 4. 0 when there is no text range, or the text is too large to index
+ * (an index would need 4 GiB or more). Callable before anything is registered, so the memory
+ * can be set aside (statically, for the kernel image) ahead of time. */
+size_t sfu_index_size(const struct sfu_table_desc *desc);
+
+/* Builds the block index of an opened (or validated) table into `memory` (4-byte aligned, at
+ * least sfu_index_size bytes for the table's text range), in time linear in the table's
+ * functions plus its blocks, and points the table at it; lookups only read it from then on.
+ * Refuses with SFU_E_BAD_INDEX_MEMORY (too small, misaligned, or the text cannot be indexed),
+ * SFU_E_NOT_INITIALIZED; a table without the sorted flag is left without an index (SFU_OK).
+ * The memory must stay valid, unchanged, as long as the table is used. */
+enum sfu_error sfu_table_index(struct sfu_table *table, void *memory, size_t size);
 
 /* How one value (CFA, RA or FP of the caller) is recovered. */
 enum sfu_rule_kind {
@@ -204,8 +233,12 @@ struct sfu_row {
   uint32_t flags; /* SFU_ROW_* */
 };
 
-/* Finds the function covering pc and the row that applies to it. O(log n) over sorted FDEs;
- * a table without SFU_F_FDE_SORTED is scanned linearly (at most num_fdes entries). */
+/* Finds the function covering pc and the row that applies to it. Bounded: the functions of one
+ * index block (a binary search over all functions without an index) of a sorted table, or a
+ * linear scan of an unsorted one (at most CONFIG_SFU_MAX_UNSORTED_FDES functions, refused at
+ * open beyond that); then the function's rows, at most CONFIG_SFU_MAX_FUNCTION_ROWS (a function
+ * with more is refused at validation, and by the lookup of a table only opened). Only the row
+ * that applies is decoded. */
 enum sfu_error sfu_table_find(const struct sfu_table *table, uint64_t pc, struct sfu_row *row);
 
 #ifdef __cplusplus

@@ -1,10 +1,54 @@
-// Bounds-checked, byte-order-aware reads from a section, one byte at a time so that no read is
-// ever unaligned. Every read takes an offset and fails (returns false) past the given limit.
+// Bounds-checked, byte-order-aware reads from a section. Each field is one whole load of its
+// width (a fixed-size memcpy, which the compiler turns into a single load), byte-swapped when the table's order is not the CPU's; byte by byte where the target
+// must not access memory unaligned (arm64 kernels built with -mstrict-align). Every read takes an
+// offset and fails (returns false) past the given limit.
 #pragma once
 
 #include <stdint.h>
 
 namespace sfu::sframe {
+
+inline constexpr bool kNativeBigEndian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+
+// arm64 kernel code is built never to access memory unaligned (-mstrict-align, which gcc does not
+// announce in a macro): an unaligned memcpy would become a call, so there the field is put
+// together from its bytes.
+#if defined(__aarch64__)
+inline constexpr bool kByteLoads = true;
+#else
+inline constexpr bool kByteLoads = false;
+#endif
+
+// The N-byte (1, 2, 4 or 8) field at q, stored in the given byte order; q may be unaligned.
+template <uint32_t N>
+inline uint64_t load_field(const uint8_t *q, bool big_endian) {
+  if constexpr (N == 1) {
+    return q[0];
+  } else if constexpr (kByteLoads) {
+    uint64_t v = 0;
+    if (big_endian) {
+#pragma GCC unroll 8
+      for (uint32_t i = 0; i < N; i++) v = (v << 8) | q[i];
+    } else {
+#pragma GCC unroll 8
+      for (uint32_t i = 0; i < N; i++) v = (v << 8) | q[N - 1 - i];
+    }
+    return v;
+  } else if constexpr (N == 2) {
+    uint16_t v;
+    __builtin_memcpy(&v, q, 2);
+    return big_endian == kNativeBigEndian ? v : __builtin_bswap16(v);
+  } else if constexpr (N == 4) {
+    uint32_t v;
+    __builtin_memcpy(&v, q, 4);
+    return big_endian == kNativeBigEndian ? v : __builtin_bswap32(v);
+  } else {
+    static_assert(N == 8);
+    uint64_t v;
+    __builtin_memcpy(&v, q, 8);
+    return big_endian == kNativeBigEndian ? v : __builtin_bswap64(v);
+  }
+}
 
 struct Bytes {
   const uint8_t *p;
@@ -27,15 +71,7 @@ struct Bytes {
   }
   template <uint32_t N>
   uint64_t load(const uint8_t *q) const {
-    uint64_t v = 0;
-    if (big_endian) {
-#pragma GCC unroll 8
-      for (uint32_t i = 0; i < N; i++) v = (v << 8) | q[i];
-    } else {
-#pragma GCC unroll 8
-      for (uint32_t i = 0; i < N; i++) v = (v << 8) | q[N - 1 - i];
-    }
-    return v;
+    return load_field<N>(q, big_endian);
   }
   bool u8(uint32_t off, uint8_t &out) const {
     uint64_t v;

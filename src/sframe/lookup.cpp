@@ -1,26 +1,43 @@
-// sfu_table_find: PC -> function -> row. Bounded: a binary search over sorted FDEs (a linear
-// scan of at most num_fdes entries otherwise), then one pass over the function's rows.
+// sfu_table_find: PC -> function -> row. Bounded: a binary search over the sorted functions of
+// one index block (of the whole table without an index), or a linear scan of an unsorted table
+// (at most CONFIG_SFU_MAX_UNSORTED_FDES functions: open refuses more); then one pass over the
+// function's rows (at most CONFIG_SFU_MAX_FUNCTION_ROWS), reading only each row's start and info
+// byte; only the row that applies is decoded in full.
+#include "config.h"
 #include "search.h"
 #include "sframe/table.h"
 
 namespace sfu::sframe {
 namespace {
 
-bool covers(const Fde &f, uint64_t pc) { return pc >= f.start && pc - f.start < f.size; }
+bool covers(uint64_t start, uint32_t size, uint64_t pc) { return pc >= start && pc - start < size; }
 
-sfu_error find_fde(const sfu_table &t, uint64_t pc, Fde &out) {
+// The size field of FDE `index` (open checked the FDE array fits).
+uint32_t fde_size_field(const sfu_table &t, uint32_t index) {
+  uint32_t at = t.fdes_at + index * t.fde_size + (t.version == kVersion3 ? 8 : 4);
+  return uint32_t(load_field<4>(t.sec + at, t.big_endian != 0));
+}
+
+// The index of the function covering pc, or -1.
+int64_t find_fde_index(const sfu_table &t, uint64_t pc) {
   if (t.flags & SFU_F_FDE_SORTED) {
-    // Last FDE whose start is <= pc.
-    uint32_t lo = count_starting_at_or_before(t.num_fdes, pc, [&](uint32_t i) { return fde_start(t, i); });
-    if (lo == 0) return SFU_E_NO_FUNCTION;
-    if (sfu_error e = read_fde(t, lo - 1, out)) return e;
-    return covers(out, pc) ? SFU_OK : SFU_E_NO_FUNCTION;
+    // Last FDE whose start is <= pc: among all of them, or only those the block index leaves.
+    uint32_t lo = 0, hi = t.num_fdes;
+    const uint32_t *index = __atomic_load_n(&t.index, __ATOMIC_ACQUIRE);
+    if (index) {
+      uint64_t b = (pc - t.text_start) / SFU_INDEX_BLOCK;  // the caller checked pc is in the text
+      if (b + 1 < t.index_entries) {
+        hi = index[b + 1] < t.num_fdes ? index[b + 1] : t.num_fdes;
+        lo = index[b] < hi ? index[b] : hi;
+      }
+    }
+    uint32_t n = lo + count_starting_at_or_before(hi - lo, pc, [&](uint32_t i) { return fde_start(t, lo + i); });
+    if (n == 0) return -1;
+    return covers(fde_start(t, n - 1), fde_size_field(t, n - 1), pc) ? int64_t(n - 1) : -1;
   }
-  for (uint32_t i = 0; i < t.num_fdes; i++) {
-    if (sfu_error e = read_fde(t, i, out)) return e;
-    if (covers(out, pc)) return SFU_OK;
-  }
-  return SFU_E_NO_FUNCTION;
+  for (uint32_t i = 0; i < t.num_fdes; i++)
+    if (covers(fde_start(t, i), fde_size_field(t, i), pc)) return i;
+  return -1;
 }
 
 // The offset rows are matched against: from the function start, or inside the repeating block.
@@ -29,6 +46,29 @@ uint32_t row_key(const sfu_table &t, const Fde &f, uint64_t pc) {
   if (!f.pcmask()) return uint32_t(off);
   if (t.version == kVersion1) return uint32_t(off & kV1PcmaskMask);
   return f.rep_size ? uint32_t(off % f.rep_size) : 0;
+}
+
+// The section offset of the last row starting at or before key, or 0 for none (no row starts at
+// section offset 0: the header is there). Each row's start (kAddr bytes) and info byte are read,
+// nothing else; a row running past the FRE data, or with an invalid word size, ends the scan with
+// the error a full read would give.
+template <uint32_t kAddr>
+sfu_error scan_rows(const sfu_table &t, const Fde &f, uint32_t key, uint32_t &best) {
+  const uint32_t limit = t.fres_at + t.fre_len;
+  const bool big = t.big_endian != 0;
+  uint32_t at = f.fres_at;
+  best = 0;
+  for (uint32_t j = 0; j < f.num_fres; j++) {
+    if (at < t.fres_at || at > limit || limit - at < kAddr + 1) return SFU_E_FRE_OUT_OF_BOUNDS;
+    const uint8_t *q = t.sec + at;
+    if (uint32_t(load_field<kAddr>(q, big)) > key) break;
+    uint8_t info = q[kAddr];
+    uint8_t code = fre_word_size_code(info);
+    if (code == kWordSizeInvalid) return SFU_E_BAD_OFFSET_SIZE;
+    best = at;
+    at += kAddr + 1 + (uint32_t(fre_word_count(info)) << code);
+  }
+  return SFU_OK;
 }
 
 }  // namespace
@@ -42,23 +82,20 @@ extern "C" enum sfu_error sfu_table_find(const struct sfu_table *table, uint64_t
   if (!table->ready) return SFU_E_NOT_INITIALIZED;
   const sfu_table &t = *table;
   if (t.text_end != 0 && (pc < t.text_start || pc >= t.text_end)) return SFU_E_NO_FUNCTION;
+  int64_t i = find_fde_index(t, pc);
+  if (i < 0) return SFU_E_NO_FUNCTION;
   Fde fde;
-  if (sfu_error e = find_fde(t, pc, fde)) return e;
-  uint32_t key = row_key(t, fde, pc);
-  // The row is the last one starting at or before the key. Rows rise (validated); on a table
-  // registered without validation this still reads only inside the FRE sub-section. Two
-  // buffers take turns, so the scan copies no row.
-  Fre bufs[2];
-  Fre *next = &bufs[0], *best = nullptr;
-  uint32_t at = fde.fres_at;
-  for (uint32_t j = 0; j < fde.num_fres; j++) {
-    if (sfu_error e = read_fre(t, fde, at, *next)) return e;
-    if (next->start > key) break;
-    at = next->end;
-    Fre *read = next;
-    next = best ? best : &bufs[1];
-    best = read;
-  }
+  if (sfu_error e = read_fde(t, uint32_t(i), fde)) return e;
+  // Validation refused such a function already; a table only opened is bounded here.
+  if (fde.num_fres > sfu::config::kMaxFunctionRows) return SFU_E_TOO_MANY_ROWS;
+  if (fde.fre_type() > kFreTypeAddr4) return SFU_E_BAD_FRE_TYPE;
+  uint32_t key = row_key(t, fde, pc), best;
+  sfu_error e = fde.fre_type() == kFreTypeAddr1   ? scan_rows<1>(t, fde, key, best)
+                : fde.fre_type() == kFreTypeAddr2 ? scan_rows<2>(t, fde, key, best)
+                                                  : scan_rows<4>(t, fde, key, best);
+  if (e) return e;
   if (!best) return SFU_E_NO_ROW;
-  return row_from_fre(t, fde, *best, *row);
+  Fre fre;
+  if (sfu_error e2 = read_fre(t, fde, best, fre)) return e2;
+  return row_from_fre(t, fde, fre, *row);
 }

@@ -83,6 +83,10 @@ sfu_error parse_header(sfu_table &t, const sfu_table_desc &d) {
   t.fixed_fp_offset = fixed_fp;
   t.fixed_ra_offset = fixed_ra;
   t.fde_size = fde_size(version);
+  t.index = nullptr;
+  t.index_entries = 0;
+  // A lookup scans an unsorted table linearly: bounded here, before anything can look one up.
+  if (!(flags & SFU_F_FDE_SORTED) && num_fdes > config::kMaxUnsortedFdes) return SFU_E_UNSORTED_TOO_LARGE;
   return SFU_OK;
 }
 
@@ -121,18 +125,6 @@ sfu_error check_chain(const sfu_table &t, const Fde &f, uint32_t &end) {
 }
 
 }  // namespace
-
-uint64_t fde_start(const sfu_table &t, uint32_t index) {
-  Bytes b = section_bytes(t);
-  uint32_t at = t.fdes_at + index * t.fde_size;  // open checked the FDE array fits
-  uint64_t field = 0;
-  b.uint(at, t.version == kVersion3 ? 8 : 4, field);
-  // V1/V2 keep a signed 32-bit offset, V3 a 64-bit one; it counts from the section, or
-  // (PCREL) from the field itself.
-  int64_t offset = t.version == kVersion3 ? int64_t(field) : int64_t(int32_t(uint32_t(field)));
-  uint64_t base = t.sec_addr + ((t.flags & SFU_F_FDE_FUNC_START_PCREL) ? at : 0);
-  return base + uint64_t(offset);
-}
 
 sfu_error read_fde(const sfu_table &t, uint32_t index, Fde &out) {
   Bytes b = section_bytes(t);
@@ -200,6 +192,7 @@ sfu_error validate(const sfu_table &t) {
     Fde f;
     if (sfu_error e = read_fde(t, i, f)) return e;
     if (sfu_error e = check_fde(t, f)) return e;
+    if (f.num_fres > config::kMaxFunctionRows) return SFU_E_TOO_MANY_ROWS;
     if ((t.flags & SFU_F_FDE_SORTED) && i > 0) {
       if (f.start <= prev.start) return SFU_E_FDES_NOT_SORTED;
       if (prev.start + prev.size > f.start) return SFU_E_FUNCTIONS_OVERLAP;
@@ -241,6 +234,37 @@ extern "C" enum sfu_error sfu_table_validate(struct sfu_table *table) {
     return e;
   }
   table->ready = 2;
+  return SFU_OK;
+}
+
+extern "C" size_t sfu_index_size(const struct sfu_table_desc *desc) {
+  if (!desc || desc->text_end <= desc->text_start) return 0;
+  uint64_t blocks = (desc->text_end - desc->text_start - 1) / SFU_INDEX_BLOCK + 1;
+  if (blocks >= (uint64_t(1) << 30) - 1) return 0;  // 4 GiB of index or more: not indexed
+  return size_t((blocks + 1) * 4);
+}
+
+extern "C" enum sfu_error sfu_table_index(struct sfu_table *table, void *memory, size_t size) {
+  if (!table || !memory) return SFU_E_NULL_ARGUMENT;
+  if (!table->ready) return SFU_E_NOT_INITIALIZED;
+  sfu_table_desc d{};
+  d.text_start = table->text_start;
+  d.text_end = table->text_end;
+  size_t need = sfu_index_size(&d);
+  if (need == 0 || size < need || uintptr_t(memory) % 4 != 0) return SFU_E_BAD_INDEX_MEMORY;
+  if (!(table->flags & SFU_F_FDE_SORTED)) return SFU_OK;  // searched linearly, bounded at open
+  // Entry b: how many functions start at or before block b's first byte. One sweep: starts rise
+  // in a sorted table (in one only opened they may not, and the entries are then merely useless:
+  // each is still at most num_fdes, so a lookup through them reads only inside the section).
+  uint32_t *entry = static_cast<uint32_t *>(memory);
+  uint32_t entries = uint32_t(need / 4), n = 0;
+  for (uint32_t b = 0; b < entries; b++) {
+    uint64_t at = table->text_start + uint64_t(b) * SFU_INDEX_BLOCK;
+    while (n < table->num_fdes && fde_start(*table, n) <= at) n++;
+    entry[b] = n;
+  }
+  __atomic_store_n(&table->index_entries, entries, __ATOMIC_RELAXED);
+  __atomic_store_n(&table->index, entry, __ATOMIC_RELEASE);
   return SFU_OK;
 }
 

@@ -42,7 +42,17 @@ inline Bytes section_bytes(const sfu_table &t) {
 }
 
 // The start address of FDE `index` (< num_fdes), reading nothing else: the binary search's probe.
-uint64_t fde_start(const sfu_table &t, uint32_t index);
+inline uint64_t fde_start(const sfu_table &t, uint32_t index) {
+  uint32_t at = t.fdes_at + index * t.fde_size;  // open checked the FDE array fits
+  const uint8_t *q = t.sec + at;
+  // V1/V2 keep a signed 32-bit offset, V3 a 64-bit one; it counts from the section, or
+  // (PCREL) from the field itself.
+  int64_t offset = t.version == kVersion3 ? int64_t(load_field<8>(q, t.big_endian))
+                                          : int64_t(int32_t(uint32_t(load_field<4>(q, t.big_endian))));
+  uint64_t base = t.sec_addr + ((t.flags & SFU_F_FDE_FUNC_START_PCREL) ? at : 0);
+  return base + uint64_t(offset);
+}
+
 
 // Reads FDE `index` (< num_fdes); checks its V3 attribute record is inside the FRE data.
 sfu_error read_fde(const sfu_table &t, uint32_t index, Fde &out);

@@ -6,8 +6,8 @@ namespace {
 constexpr bool kNativeBigEndian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
 }
 
-bool read_word(const sfu_walk_config &c, uint64_t addr, bool big_endian, uint64_t &out) {
-  if (addr % 8 != 0 || stack_holding(c, addr, 8) < 0) return false;
+bool read_word(const sfu_walk_config &c, uint64_t addr, bool big_endian, uint64_t &out, int hint) {
+  if (addr % 8 != 0 || !in_stacks(c, addr, 8, hint)) return false;
   uint64_t word = 0;
   if (sfu_hook_read_nofault) {
     uint8_t bytes[8];

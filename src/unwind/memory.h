@@ -17,8 +17,19 @@ inline int stack_holding(const sfu_walk_config &c, uint64_t addr, uint64_t len) 
   return -1;
 }
 
+// Whether some declared stack holds [addr, addr + len): stack `hint` (the one the walk is on) is
+// tried first, the others only if it does not.
+inline bool in_stacks(const sfu_walk_config &c, uint64_t addr, uint64_t len, int hint) {
+  if (hint >= 0 && uint32_t(hint) < c.num_stacks) {
+    const sfu_stack &s = c.stacks[hint];
+    if (addr >= s.lo && addr <= s.hi && len <= s.hi - addr) return true;
+  }
+  return stack_holding(c, addr, len) >= 0;
+}
+
 // Reads the word at addr in the byte order of the walk's ABI (host builds walk other
-// architectures' stacks; a target build walks its own, so the order is native).
-bool read_word(const sfu_walk_config &c, uint64_t addr, bool big_endian, uint64_t &out);
+// architectures' stacks; a target build walks its own, so the order is native). hint: as for
+// in_stacks.
+bool read_word(const sfu_walk_config &c, uint64_t addr, bool big_endian, uint64_t &out, int hint = -1);
 
 }  // namespace sfu::unwind

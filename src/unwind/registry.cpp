@@ -76,6 +76,8 @@ extern "C" enum sfu_error sfu_register_module(struct sfu_module *module, const s
   for (unsigned i = 0; i < kSlots; i++)
     if (load(i) == module) return SFU_E_TEXT_OVERLAP;
   if (sfu_error e = sfu_table_init(&module->table, &desc->table)) return e;
+  if (desc->index)
+    if (sfu_error e = sfu_table_index(&module->table, desc->index, desc->index_size)) return e;
   module->name = desc->name;
   int slot = claim(module->table.text_start, module->table.text_end);
   if (slot < 0) return SFU_E_REGISTRY_FULL;

@@ -36,8 +36,8 @@ struct Walk {
     return true;
   }
   sfu_stop read(uint64_t addr, uint64_t &out) const {
-    return read_word(c.config, addr, sframe::abi_big_endian(c.config.abi), out) ? SFU_STOP_NONE
-                                                                         : SFU_STOP_READ_REFUSED;
+    return read_word(c.config, addr, sframe::abi_big_endian(c.config.abi), out, c.stack_index) ? SFU_STOP_NONE
+                                                                                        : SFU_STOP_READ_REFUSED;
   }
 };
 
@@ -200,39 +200,48 @@ const sfu_trap_entry *trap_for(const sfu_walk_config &c, uint64_t pc) {
 // ends at the next step and vouches for nothing from here on; entry code the config describes is
 // crossed by its layout, not rows, so it needs no table.
 void enter_module(sfu_cursor &c, uint64_t lookup) {
-  c.module = sfu_module_for_pc(lookup);
+  // Most callers are in the module of their callee: its range is checked before the registry.
+  const sfu_module *m = c.module;
+  if (!m || lookup < m->table.text_start || lookup >= m->table.text_end) m = sfu_module_for_pc(lookup);
+  c.module = m;
   if (!c.module && !trap_for(c.config, lookup)) c.reliable = 0;
 }
 
-// Crossing entry code: the interrupted registers, as the layout says the code saved them.
+// Crossing entry code: the interrupted registers, as the layout says the code saved them. They
+// are read straight into the cursor (no second register file on the stack): a refused read or a
+// failed check stops the walk for good, so a half-written register set is never used.
 template <class Arch>
 sfu_stop from_trap(sfu_cursor &c, const sfu_trap_layout &l) {
   Walk w{c};
   uint64_t sp = c.regs.r[Arch::kSp];
   if (!((l.saved >> Arch::kSp) & 1)) return SFU_STOP_REGISTER_UNKNOWN;
-  sfu_regs saved;
-  saved.valid = l.saved;
-  if (sfu_stop s = w.read(sp + uint64_t(int64_t(l.pc)), saved.pc)) return s;
+  uint64_t pc;
+  if (sfu_stop s = w.read(sp + uint64_t(int64_t(l.pc)), pc)) return s;
+  int stack;
+  int entry_stack = c.stack_index;
+  uint64_t new_sp = 0;
   for (uint32_t n = 0; n < SFU_REGS_MAX; n++) {
-    saved.r[n] = 0;
+    uint64_t v = 0;
     if ((l.saved >> n) & 1)
-      if (sfu_stop s = w.read(sp + uint64_t(int64_t(l.reg[n])), saved.r[n])) return s;
+      if (sfu_stop s = w.read(sp + uint64_t(int64_t(l.reg[n])), v)) return s;
+    if (n == Arch::kSp)
+      new_sp = v;  // the entry frame's SP stays until the checks are done
+    else
+      c.regs.r[n] = v;
   }
   // The interrupted SP must pass the same checks as a caller's; and entry code always pushes
   // something, so on the same stack it lies strictly above the entry frame.
-  int stack;
-  uint64_t new_sp = saved.r[Arch::kSp];
   if (sfu_stop s = check_cfa<Arch>(c, new_sp - uint64_t(Arch::kSpFromCfa), stack)) return s;
-  if (stack == c.stack_index && new_sp == sp) return SFU_STOP_WRONG_DIRECTION;
-  if (saved.pc == 0) return SFU_STOP_END;
-  c.regs.pc = saved.pc;
-  c.regs.valid = saved.valid;
-  for (uint32_t n = 0; n < SFU_REGS_MAX; n++) c.regs.r[n] = saved.r[n];
+  if (stack == entry_stack && new_sp == sp) return SFU_STOP_WRONG_DIRECTION;
+  if (pc == 0) return SFU_STOP_END;
+  c.regs.r[Arch::kSp] = new_sp;
+  c.regs.pc = pc;
+  c.regs.valid = l.saved;
   c.prev_cfa = 0;  // a new context: its first CFA is checked against its SP only
   c.stack_index = stack;
   c.topmost = 1;   // interrupted anywhere: RA and FP may still be in registers
   c.exact_pc = 1;
-  enter_module(c, saved.pc);
+  enter_module(c, pc);
   c.last_source = SFU_SOURCE_TRAP_FRAME;
   return SFU_STOP_NONE;
 }

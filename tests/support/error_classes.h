@@ -31,6 +31,7 @@ inline bool is_lookup_error(sfu_error e) {
     case SFU_E_BAD_FLEX_RULE:
     case SFU_E_BAD_REGISTER:
     case SFU_E_CFA_OFFSET_RANGE:
+    case SFU_E_TOO_MANY_ROWS:  // a table only opened: the function's row count, read at lookup
       return true;
     default:
       return false;

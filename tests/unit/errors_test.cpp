@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sfu/sframe.h"
+#include "sfu_autoconf.h"
 #include "support/sframe_builder.h"
 
 using namespace sfu::test;
@@ -414,6 +415,71 @@ TEST(Errors, NoRow) {
   sfu_row row;
   EXPECT_EQ(sfu_table_find(&table, 0x11043, &row), SFU_E_NO_ROW);
   EXPECT_EQ(sfu_table_find(&table, 0x11044, &row), SFU_OK);
+}
+
+// One function of `rows` rows (x86_64, V2: V3 counts rows in 16 bits, the cap may be 65535).
+std::vector<uint8_t> function_of_rows(uint32_t rows) {
+  TableSpec t = table_spec(2, SFU_ABI_AMD64_LE, {});
+  FdeSpec f = fde_spec(0x200000, rows * 2, {});
+  for (uint32_t i = 0; i < rows; i++) f.fres.push_back(FreSpec{i * 2, {16}});
+  t.fdes.push_back(f);
+  return build_section(t);
+}
+
+TEST(Errors, TooManyRows) {
+  EXPECT_EQ(init_error(function_of_rows(CONFIG_SFU_MAX_FUNCTION_ROWS)), "ok");
+  auto sec = function_of_rows(CONFIG_SFU_MAX_FUNCTION_ROWS + 1);
+  EXPECT_EQ(init_error(sec), "function-rows-over-limit");
+  // A table only opened: the lookup refuses the function instead of scanning its rows.
+  sfu_table t;
+  sfu_table_desc d = desc_for(sec, 0x200000);
+  ASSERT_EQ(sfu_table_open(&t, &d), SFU_OK);
+  sfu_row row;
+  EXPECT_EQ(sfu_table_find(&t, 0x200000, &row), SFU_E_TOO_MANY_ROWS);
+}
+
+std::vector<uint8_t> unsorted_of(uint32_t functions) {
+  TableSpec t = table_spec(2, SFU_ABI_AMD64_LE, {});
+  t.flags = 0;
+  for (uint32_t i = 0; i < functions; i++) t.fdes.push_back(fde_spec(0x300000 - (i + 1) * 16, 16, {FreSpec{0, {8}}}));
+  return build_section(t);
+}
+
+TEST(Errors, UnsortedTooLarge) {
+  EXPECT_EQ(init_error(unsorted_of(CONFIG_SFU_MAX_UNSORTED_FDES)), "ok");
+  auto sec = unsorted_of(CONFIG_SFU_MAX_UNSORTED_FDES + 1);
+  sfu_table t;
+  sfu_table_desc d = desc_for(sec, 0x200000);
+  EXPECT_EQ(sfu_table_open(&t, &d), SFU_E_UNSORTED_TOO_LARGE);  // at open, before any lookup
+  EXPECT_EQ(init_error(sec), "unsorted-table-too-large");
+  // The same functions sorted are any number.
+  TableSpec sorted = table_spec(2, SFU_ABI_AMD64_LE, {});
+  for (uint32_t i = 0; i <= CONFIG_SFU_MAX_UNSORTED_FDES; i++)
+    sorted.fdes.push_back(fde_spec(0x300000 + i * 16, 16, {FreSpec{0, {8}}}));
+  EXPECT_EQ(init_error(build_section(sorted)), "ok");
+}
+
+TEST(Errors, BadIndexMemory) {
+  auto sec = sample();
+  sfu_table_desc d = desc_for(sec);
+  d.text_start = 0x10000;
+  d.text_end = 0x12000;
+  size_t need = sfu_index_size(&d);
+  EXPECT_EQ(need, (0x2000 / SFU_INDEX_BLOCK + 1) * 4);
+  sfu_table t;
+  ASSERT_EQ(sfu_table_init(&t, &d), SFU_OK);
+  std::vector<uint32_t> mem(need / 4 + 1);
+  EXPECT_EQ(sfu_table_index(&t, mem.data(), need - 1), SFU_E_BAD_INDEX_MEMORY);
+  EXPECT_EQ(sfu_table_index(&t, reinterpret_cast<char *>(mem.data()) + 2, need), SFU_E_BAD_INDEX_MEMORY);
+  EXPECT_EQ(t.index, nullptr);
+  EXPECT_EQ(sfu_table_index(&t, mem.data(), need), SFU_OK);
+  EXPECT_EQ(t.index, mem.data());
+  // No text range: nothing to index.
+  sfu_table bare;
+  sfu_table_desc nd = desc_for(sec);
+  EXPECT_EQ(sfu_index_size(&nd), 0u);
+  ASSERT_EQ(sfu_table_init(&bare, &nd), SFU_OK);
+  EXPECT_EQ(sfu_table_index(&bare, mem.data(), mem.size() * 4), SFU_E_BAD_INDEX_MEMORY);
 }
 
 }  // namespace

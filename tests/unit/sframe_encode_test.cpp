@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sfu/sframe.h"
+#include "sfu_autoconf.h"
 #include "sframe/table.h"
 #include "tools/sframe/encode.h"
 #include "support/random_tables.h"
@@ -821,6 +822,9 @@ std::string encode_error(const EncodeOptions &opt, const std::vector<EncodeFunct
 }
 
 // Encodes and validates only: a lookup scans a function's rows, too slow for 64 Ki-row functions.
+// Whether the encoding is sound: the section opens, validation checks every row (with a row cap
+// above the function's, as CONFIG_SFU_MAX_FUNCTION_ROWS permits up to 65535, it accepts; with the
+// default cap it must refuse by that name and nothing else), and the 65535th row is found.
 bool validates(const EncodeOptions &opt, const std::vector<EncodeFunction> &fns) {
   std::vector<uint8_t> bytes = encode_ok(opt, fns);
   sfu_table_desc d{};
@@ -828,7 +832,10 @@ bool validates(const EncodeOptions &opt, const std::vector<EncodeFunction> &fns)
   d.size = bytes.size();
   d.section_addr = opt.section_addr;
   sfu_table t;
-  if (sfu_table_init(&t, &d) != SFU_OK || sfu_table_validate(&t) != SFU_OK) return false;
+  if (sfu_table_open(&t, &d) != SFU_OK) return false;
+  sfu_error v = sfu_table_validate(&t);
+  if (fns[0].rows.size() > CONFIG_SFU_MAX_FUNCTION_ROWS) return v == SFU_E_TOO_MANY_ROWS;
+  if (v != SFU_OK) return false;
   sfu_row r;
   return sfu_table_find(&t, fns[0].start + 65534, &r) == SFU_OK && r.row_start == 65534;
 }

@@ -46,11 +46,14 @@ BENCH_SIZE_s390x := s390x-linux-gnu-size
 BENCH_STACK_USAGE := $(BENCH_DIR)/stack-usage
 
 # The whole program carries frame records, SFrame rows and DWARF CFI: every method can walk it.
-$(BENCH_DIR)/bench_walk: bench/bench_walk.cpp include/sfu/unwind.h include/sfu/sframe.h \
-		$(HOST_DIR)/libsfu.a | $(DEPS_STAMP)
+# bench_tables.cpp builds its synthetic tables with the tests' encoder (tests/support/sframe_builder.cpp).
+BENCH_WALK_SRCS := bench/bench_walk.cpp bench/bench_tables.cpp tests/support/sframe_builder.cpp
+$(BENCH_DIR)/bench_walk: $(BENCH_WALK_SRCS) bench/bench_tables.h tests/support/sframe_builder.h include/sfu/unwind.h \
+		include/sfu/sframe.h $(HOST_DIR)/libsfu.a | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(HOST_CXX) -std=c++20 -O2 -g -fno-omit-frame-pointer -Wa,--gsframe -Wall -Wextra -Werror \
-		-Iinclude -I$(BUILD)/config -DSFU_HOSTED=1 -o $@ $< $(HOST_DIR)/libsfu.a -lunwind -ldl -pthread
+		-I. -Iinclude -Isrc -Itests -I$(BUILD)/config -DSFU_HOSTED=1 -o $@ $(BENCH_WALK_SRCS) $(HOST_DIR)/libsfu.a \
+		-lunwind -ldl -pthread
 
 $(BENCH_DIR)/footprint: bench/footprint.cpp | $(DEPS_STAMP)
 	@mkdir -p $(@D)
