@@ -87,6 +87,23 @@ static uint64_t function_start(const struct sfu_module *m, uint64_t lookup) {
   return sym.start;
 }
 
+/* Whether return address ra follows a call into callee: a direct call to it, an indirect call
+ * (its target unknown), or a direct call to a function that jumps to it, one tail call deep
+ * (gcc splits foo into foo and foo.part.0, which foo tail-calls; sfunwind's wrappers do too). */
+static int call_reaches(uint64_t ra, uint64_t callee) {
+  uint64_t target = 0;
+  if (!smp_call_before(ra, &target)) return 0;
+  if (target == 0 || target == callee) return 1;
+  const struct sfu_module *m = sfu_module_for_pc(target);
+  struct sfu_symbol sym;
+  if (!m || m->symbols_error != SFU_OK || sfu_symbols_find(&m->symbols, target, &sym) != SFU_OK ||
+      sym.start != target)
+    return 0;
+  for (uint64_t at = target; at < target + sym.size; at += SMP_INSN_ALIGN)
+    if (smp_jump_at(at) == callee) return 1;
+  return 0;
+}
+
 static const char *check_sample(unsigned cpu, const struct sfu_regs *regs, struct cpu_result *r,
                                 int *named_module, int *cut) {
   uint64_t unreg0 = LOAD(unreg_done), state0 = LOAD(mod_state);
@@ -152,7 +169,7 @@ static const char *check_sample(unsigned cpu, const struct sfu_regs *regs, struc
       uint64_t prev = fr[i - 1].pc - (is_return_source(fr[i - 1].source) ? 1 : 0);
       uint64_t callee = function_start(fm[i - 1], prev);
       if (!callee) why = "a frame in no function";
-      else if (!smp_calls_into(fr[i].pc, callee))
+      else if (!call_reaches(fr[i].pc, callee))
         why = "a return address follows no call into the frame before it";
     }
   }
@@ -372,6 +389,25 @@ void smp_init(void) {
 }
 
 int smp_wait_up(unsigned cpu) { return WAIT_UNTIL(LOAD(cpu_up[cpu])); }
+
+unsigned smp_start_cpus(unsigned max_cpus, int (*start)(unsigned cpu)) {
+  unsigned n = 1;
+  int up = 1;
+  while (n < max_cpus && (up = start(n)) > 0) n++;
+  if (up < 0) {
+    kputs("sfu-error 9-smp: cpu ");
+    kput_dec(n);
+    kputs(" never came up\n");
+  }
+  kputs("smp: ");
+  kput_dec(n);
+  kputs(" CPUs\n");
+  if (n < 2) {
+    kputs("sfu-error 9-smp: no second CPU\n");
+    kernel_done(1);
+  }
+  return n;
+}
 
 static uint64_t rounds_ms;
 

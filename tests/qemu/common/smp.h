@@ -21,9 +21,20 @@ uint64_t smp_freq(void);
 void smp_sync_icache(void);
 /* On a CPU about to call code another CPU wrote (arm64: isb). */
 void smp_sync_fetch(void);
-/* Whether the instruction before return address ra is a call into callee: a direct call whose
- * target is callee, or an indirect call (its target is not known). */
-int smp_calls_into(uint64_t ra, uint64_t callee);
+/* Whether the instruction before return address ra is a call; *target is a direct call's target,
+ * 0 for an indirect call (its target is not known). */
+int smp_call_before(uint64_t ra, uint64_t *target);
+/* The target of an unconditional direct jump (a tail call) at address at, or 0. Code is scanned
+ * for them every SMP_INSN_ALIGN bytes: instructions are 4-byte aligned on arm64, 2 on s390x, and
+ * x86_64's may start at any byte. */
+uint64_t smp_jump_at(uint64_t at);
+#if defined(__aarch64__)
+#define SMP_INSN_ALIGN 4
+#elif defined(__s390x__)
+#define SMP_INSN_ALIGN 2
+#else
+#define SMP_INSN_ALIGN 1
+#endif
 /* The start of CPU cpu's outermost function (where its walks must end). */
 uint64_t smp_root(unsigned cpu);
 
@@ -47,6 +58,11 @@ void smp_work(unsigned cpu);
 void smp_cpu_done(unsigned cpu);
 /* CPU 0: whether CPU cpu said it is up within a second. */
 int smp_wait_up(unsigned cpu);
+/* CPU 0: starts CPUs 1 .. max_cpus - 1 in turn with start(cpu), which returns 1 when the CPU came
+ * up (smp_wait_up), 0 when the machine has no such CPU (the end of the list), -1 when it was
+ * started but never came up (an sfu-error); stops at the first that is not up, prints
+ * "smp: N CPUs" and returns N. With no second CPU the run ends there, failed. */
+unsigned smp_start_cpus(unsigned max_cpus, int (*start)(unsigned cpu));
 
 /* CPU 0, with ncpus running and its own ticks going: the module's ROUNDS rounds. Returns the
  * rounds that went right; then the caller stops its own ticks and calls smp_finish. Prints

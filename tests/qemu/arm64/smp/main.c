@@ -28,17 +28,23 @@ void smp_sync_fetch(void) { isb(); }
 
 uint64_t smp_root(unsigned cpu) { return cpu == 0 ? (uint64_t)_start : (uint64_t)secondary_entry; }
 
-/* BL to callee, or an indirect call (BLR, and the PAC forms BLRAA/BLRAB/BLRAAZ/BLRABZ), whose
- * target is not known. */
-int smp_calls_into(uint64_t ra, uint64_t callee) {
+/* BL (its target), or an indirect call: BLR and the PAC forms BLRAA/BLRAB/BLRAAZ/BLRABZ. */
+int smp_call_before(uint64_t ra, uint64_t *target) {
   uint32_t insn = *(const volatile uint32_t *)(ra - 4);
+  *target = 0;
   if ((insn & 0xfc000000u) == 0x94000000u) {
     int64_t imm = (int64_t)((uint64_t)(insn & 0x03ffffffu) << 38) >> 36;
-    return ra - 4 + (uint64_t)imm == callee;
+    *target = ra - 4 + (uint64_t)imm;
+    return 1;
   }
-  if ((insn & 0xfffffc1fu) == 0xd63f0000u) return 1;
-  if ((insn & 0xfefff800u) == 0xd63f0800u) return 1;
-  return 0;
+  return (insn & 0xfffffc1fu) == 0xd63f0000u || (insn & 0xfefff800u) == 0xd63f0800u;
+}
+
+/* B imm26. */
+uint64_t smp_jump_at(uint64_t at) {
+  uint32_t insn = *(const volatile uint32_t *)at;
+  if ((insn & 0xfc000000u) != 0x14000000u) return 0;
+  return at + (uint64_t)((int64_t)((uint64_t)(insn & 0x03ffffffu) << 38) >> 36);
 }
 
 static void on_tick(struct trap_frame *frame) {
@@ -59,6 +65,15 @@ void secondary_main(unsigned cpu) {
   for (;;) __asm__ volatile("wfi");
 }
 
+/* CPU c, given its stacks first, started by PSCI (which refuses a CPU the machine lacks). */
+static int start_cpu(unsigned c) {
+  uint8_t *s = secondary_stacks[c - 1];
+  cpu_stacks[c] = (struct cpu_stacks){(char *)s, (char *)s + 16384, (char *)s + 16384 + 4096,
+                                      (char *)s + sizeof(secondary_stacks[0])};
+  if (psci_cpu_on(c, (uint64_t)secondary_entry, c) != 0) return 0;
+  return smp_wait_up(c) ? 1 : -1;
+}
+
 void kernel_main(void) {
   kernel_register_table();
   kputs("sfunwind arm64 SMP test kernel\n");
@@ -69,26 +84,8 @@ void kernel_main(void) {
 
   int failed = scenario_reentry(); /* on this CPU alone (reentry.c) */
 
-  /* Start the others: each gets its stacks first. */
-  unsigned ncpus = 1;
-  for (unsigned c = 1; c < ARM64_MAX_CPUS; c++) {
-    uint8_t *s = secondary_stacks[c - 1];
-    cpu_stacks[c] = (struct cpu_stacks){(char *)s, (char *)s + 16384, (char *)s + 16384 + 4096,
-                                        (char *)s + sizeof(secondary_stacks[0])};
-    if (psci_cpu_on(c, (uint64_t)secondary_entry, c) != 0) break;
-    if (!smp_wait_up(c)) {
-      kputs("sfu-error 9-smp: cpu started but never came up\n");
-      kernel_done(1);
-    }
-    ncpus = c + 1;
-  }
-  kputs("smp: ");
-  kput_dec(ncpus);
-  kputs(" CPUs\n");
-  if (ncpus < 2) {
-    kputs("sfu-error 9-smp: no second CPU\n");
-    failed++;
-  }
+  /* Start the others: as many as QEMU gives (PSCI refuses the rest). */
+  unsigned ncpus = smp_start_cpus(ARM64_MAX_CPUS, start_cpu);
 
   timer_arm(smp_next_interval(0, period), on_tick);
   irq_enable();

@@ -45,20 +45,30 @@ uint64_t smp_root(unsigned cpu) {
   return cpu == 0 ? (uint64_t)(uintptr_t)_start : (uint64_t)(uintptr_t)secondary_entry;
 }
 
-/* BRASL (6 bytes, C0x5 and a halfword offset from itself) or BRAS (4 bytes, A7x5) to callee, or
- * an indirect BASR/BALR (2 bytes, 0D/05) or BAS/BAL (4 bytes, 4D/45): the calls gcc makes. */
-int smp_calls_into(uint64_t ra, uint64_t callee) {
+/* BRASL (6 bytes, C0x5 and a halfword offset from itself) or BRAS (4 bytes, A7x5): their target;
+ * or an indirect BASR/BALR (2 bytes, 0D/05) or BAS/BAL (4 bytes, 4D/45): the calls gcc makes. */
+int smp_call_before(uint64_t ra, uint64_t *target) {
   const volatile uint8_t *r = (const volatile uint8_t *)(uintptr_t)ra;
+  *target = 0;
   if (r[-6] == 0xc0 && (r[-5] & 0x0f) == 0x05) {
     int32_t half = (int32_t)((uint32_t)r[-4] << 24 | (uint32_t)r[-3] << 16 | (uint32_t)r[-2] << 8 | r[-1]);
-    if (ra - 6 + (uint64_t)((int64_t)half * 2) == callee) return 1;
+    *target = ra - 6 + (uint64_t)((int64_t)half * 2);
+    return 1;
   }
   if (r[-4] == 0xa7 && (r[-3] & 0x0f) == 0x05) {
     int16_t half = (int16_t)((uint16_t)r[-2] << 8 | r[-1]);
-    if (ra - 4 + (uint64_t)((int64_t)half * 2) == callee) return 1;
+    *target = ra - 4 + (uint64_t)((int64_t)half * 2);
+    return 1;
   }
-  if (r[-2] == 0x0d || r[-2] == 0x05) return 1;
-  if (r[-4] == 0x4d || r[-4] == 0x45) return 1;
+  return r[-2] == 0x0d || r[-2] == 0x05 || r[-4] == 0x4d || r[-4] == 0x45;
+}
+
+/* JG (BRCL 15, C0F4) or J (BRC 15, A7F4): a halfword offset from the instruction. */
+uint64_t smp_jump_at(uint64_t at) {
+  const volatile uint8_t *p = (const volatile uint8_t *)(uintptr_t)at;
+  if (p[0] == 0xc0 && p[1] == 0xf4)
+    return at + (uint64_t)((int64_t)(int32_t)((uint32_t)p[2] << 24 | (uint32_t)p[3] << 16 | (uint32_t)p[4] << 8 | p[5]) * 2);
+  if (p[0] == 0xa7 && p[1] == 0xf4) return at + (uint64_t)((int64_t)(int16_t)((uint16_t)p[2] << 8 | p[3]) * 2);
   return 0;
 }
 
@@ -88,6 +98,7 @@ static int sigp(unsigned cpu, unsigned order, uint64_t param) {
   return cc;
 }
 
+/* For smp_start_cpus: 1 when CPU c came up, 0 when there is no such CPU, -1 when it never came up. */
 static int start_cpu(unsigned c) {
   uint8_t *lc = lowcores[c - 1];
   /* This CPU's lowcore: the same new PSWs (the first 512 bytes hold them; the rest stays 0). */
@@ -103,9 +114,9 @@ static int start_cpu(unsigned c) {
   *(uint64_t *)(lc + LC_RESTART_NEW_PSW) = PSW_MASK_64;
   *(uint64_t *)(lc + LC_RESTART_NEW_PSW + 8) = (uint64_t)(uintptr_t)secondary_entry;
   __asm__ volatile("bcr 14,0" ::: "memory");
-  if (sigp(c, SIGP_SET_PREFIX, (uint64_t)(uintptr_t)lc) != 0) return 0;
-  if (sigp(c, SIGP_RESTART, 0) != 0) return 0;
-  return smp_wait_up(c);
+  if (sigp(c, SIGP_SET_PREFIX, (uint64_t)(uintptr_t)lc) != 0) return 0;  /* no such CPU */
+  if (sigp(c, SIGP_RESTART, 0) != 0) return -1;
+  return smp_wait_up(c) ? 1 : -1;
 }
 
 __attribute__((noreturn)) void kernel_main(void);
@@ -113,25 +124,8 @@ void kernel_main(void) {
   kputs("sfunwind s390x SMP test kernel\n");
   kernel_register_table();
   smp_init();
-  unsigned ncpus = 1;
-  int failed = 0;
-  for (unsigned c = 1; c < SMP_NCPUS; c++) {
-    if (!start_cpu(c)) {
-      kputs("sfu-error 9-smp: cpu ");
-      kput_dec(c);
-      kputs(" never came up\n");
-      failed++;
-      break;
-    }
-    ncpus = c + 1;
-  }
-  kputs("smp: ");
-  kput_dec(ncpus);
-  kputs(" CPUs\n");
-  if (ncpus < 2) {
-    kputs("sfu-error 9-smp: no second CPU\n");
-    kernel_done(failed + 1);
-  }
+  unsigned ncpus = smp_start_cpus(SMP_NCPUS, start_cpu);
+  int failed = ncpus < SMP_NCPUS;
   timer_start(TICK_US, on_tick);
   uint64_t rounds_ok = smp_rounds(ncpus);
   smp_stop();

@@ -65,17 +65,29 @@ static unsigned indirect_call_length(const volatile uint8_t *p) {
   return n + (mod == 1 ? 1 : mod == 2 ? 4 : 0);
 }
 
-/* A direct call (E8 rel32) to callee, or an indirect call (FF /2) that ends at ra. */
-int smp_calls_into(uint64_t ra, uint64_t callee) {
+/* A direct call (E8 rel32: its target), or an indirect call (FF /2) that ends at ra. */
+int smp_call_before(uint64_t ra, uint64_t *target) {
   const volatile uint8_t *r = (const volatile uint8_t *)(uintptr_t)ra;
+  *target = 0;
   if (r[-5] == 0xe8) {
     int32_t rel = (int32_t)((uint32_t)r[-4] | (uint32_t)r[-3] << 8 | (uint32_t)r[-2] << 16 |
                             (uint32_t)r[-1] << 24);
-    if (ra + (uint64_t)(int64_t)rel == callee) return 1;
+    *target = ra + (uint64_t)(int64_t)rel;
+    return 1;
   }
   for (unsigned len = 2; len <= 8; len++)
     if (indirect_call_length(r - len) == len) return 1;
   return 0;
+}
+
+/* JMP rel32 (E9) or rel8 (EB), read at any byte: a stray match would have to land exactly on the
+ * callee's first byte. */
+uint64_t smp_jump_at(uint64_t at) {
+  const volatile uint8_t *p = (const volatile uint8_t *)(uintptr_t)at;
+  if (p[0] == 0xeb) return at + 2 + (uint64_t)(int64_t)(int8_t)p[1];
+  if (p[0] != 0xe9) return 0;
+  int32_t rel = (int32_t)((uint32_t)p[1] | (uint32_t)p[2] << 8 | (uint32_t)p[3] << 16 | (uint32_t)p[4] << 24);
+  return at + 5 + (uint64_t)(int64_t)rel;
 }
 
 static void on_tick(struct trap_frame *f) {
@@ -115,6 +127,7 @@ static void calibrate_tsc(void) {
   if (!tsc_hz) tsc_hz = 1;
 }
 
+/* For smp_start_cpus: 1 when CPU c came up, -1 when it never did. */
 static int start_cpu(unsigned c) {
   stacks_of[c] = (struct x86_cpu_stacks){task_stacks[c - 1], irq_stacks[c - 1], df_stacks[c - 1],
                                          nmi_stacks[c - 1]};
@@ -122,7 +135,7 @@ static int start_cpu(unsigned c) {
   ap_boot_stack = (uint64_t)(uintptr_t)(task_stacks[c - 1] + TASK_STACK_SIZE);
   ap_boot_cpu = c;
   apic_start_cpu(c, TRAMPOLINE >> 12);
-  return smp_wait_up(c);
+  return smp_wait_up(c) ? 1 : -1;
 }
 
 void kernel_main(void);
@@ -144,25 +157,8 @@ void kernel_main(void) {
   *(volatile uint32_t *)(uintptr_t)(TRAMPOLINE + (ap_trampoline_cr3 - ap_trampoline)) = (uint32_t)cr3;
 
   trap_set_handler(VEC_TIMER, on_tick);
-  unsigned ncpus = 1;
-  int failed = 0;
-  for (unsigned c = 1; c < SMP_NCPUS; c++) {
-    if (!start_cpu(c)) {
-      kputs("sfu-error 9-smp: cpu ");
-      kput_dec(c);
-      kputs(" never came up\n");
-      failed++;
-      break;
-    }
-    ncpus = c + 1;
-  }
-  kputs("smp: ");
-  kput_dec(ncpus);
-  kputs(" CPUs\n");
-  if (ncpus < 2) {
-    kputs("sfu-error 9-smp: no second CPU\n");
-    kernel_done(failed + 1);
-  }
+  unsigned ncpus = smp_start_cpus(SMP_NCPUS, start_cpu);
+  int failed = ncpus < SMP_NCPUS;
 
   apic_timer_oneshot((uint32_t)smp_next_interval(0, PERIOD_NS));
   irq_enable();
