@@ -156,13 +156,12 @@ struct Walked {
 // Walks and writes each frame as it comes, while there is room; counts the rest.
 Walked write_frames(Writer &w, uint32_t num_modules, sfu_cursor &cursor, Visits &visits) {
   Walked out;
-  const sfu_walk_config &walk = cursor.config;
   sfu_frame f;
   // Bounded by the walk's frame cap.
   while (sfu_walk_next(&cursor, &f)) {
     out.frames++;
     out.reliable = out.reliable && f.reliable;
-    int stack = unwind::stack_holding(walk, f.sp, 0);  // as the walker placed the frame
+    int stack = cursor.stack_index;  // the frame's stack, as the walker placed it
     if (stack >= 0) visits.add(uint32_t(stack), f.sp);
     if (out.recorded < 0xffff && w.room(frame::kSize)) {
       write_frame(w, num_modules, f);

@@ -8,23 +8,24 @@
 
 namespace sfu::unwind {
 
-// Index of the declared stack holding [addr, addr + len), or -1.
-inline int stack_holding(const sfu_walk_config &c, uint64_t addr, uint64_t len) {
-  for (uint32_t i = 0; i < c.num_stacks; i++) {
-    const sfu_stack &s = c.stacks[i];
-    if (addr >= s.lo && addr <= s.hi && len <= s.hi - addr) return int(i);
-  }
+// Whether stack s holds [addr, addr + len); its top, hi, counts (an outermost frame's CFA).
+inline bool holds(const sfu_stack &s, uint64_t addr, uint64_t len) {
+  return addr >= s.lo && addr <= s.hi && len <= s.hi - addr;
+}
+
+// Index of the declared stack holding [addr, addr + len), or -1. Stack `hint` (the one the walk
+// is on; -1 for none) is tried first: an address at its top belongs to it even where another
+// stack, declared before it, begins there.
+inline int stack_holding(const sfu_walk_config &c, uint64_t addr, uint64_t len, int hint = -1) {
+  if (hint >= 0 && uint32_t(hint) < c.num_stacks && holds(c.stacks[hint], addr, len)) return hint;
+  for (uint32_t i = 0; i < c.num_stacks; i++)
+    if (holds(c.stacks[i], addr, len)) return int(i);
   return -1;
 }
 
-// Whether some declared stack holds [addr, addr + len): stack `hint` (the one the walk is on) is
-// tried first, the others only if it does not.
+// Whether some declared stack holds [addr, addr + len), stack `hint` tried first.
 inline bool in_stacks(const sfu_walk_config &c, uint64_t addr, uint64_t len, int hint) {
-  if (hint >= 0 && uint32_t(hint) < c.num_stacks) {
-    const sfu_stack &s = c.stacks[hint];
-    if (addr >= s.lo && addr <= s.hi && len <= s.hi - addr) return true;
-  }
-  return stack_holding(c, addr, len) >= 0;
+  return stack_holding(c, addr, len, hint) >= 0;
 }
 
 // Reads the word at addr in the byte order of the walk's ABI (host builds walk other

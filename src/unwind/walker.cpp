@@ -119,11 +119,12 @@ sfu_stop eval_fp(const Walk &w, const sfu_rule &r, uint64_t cfa, Caller &out) {
 
 // Where the caller's frame must be: its SP in a declared stack, the same one higher up or one
 // declared later (an interrupt stack hands over to the task stack, never back). Checked before
-// anything is read relative to the CFA, so a corrupt CFA is named as such.
+// anything is read relative to the CFA, so a corrupt CFA is named as such. The current stack is
+// asked first: the outermost CFA at its top stays on it where an earlier-declared stack begins.
 template <class Arch>
 sfu_stop check_cfa(const sfu_cursor &c, uint64_t cfa, int &stack) {
   uint64_t caller_sp = cfa + uint64_t(Arch::kSpFromCfa);
-  stack = stack_holding(c.config, caller_sp, 0);
+  stack = stack_holding(c.config, caller_sp, 0, c.stack_index);
   if (stack < 0) return SFU_STOP_CFA_OUTSIDE_STACK;
   if (stack < c.stack_index) return SFU_STOP_STACK_ORDER;
   if (stack == c.stack_index && (caller_sp < c.regs.r[Arch::kSp] || cfa < c.prev_cfa))

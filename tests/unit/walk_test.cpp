@@ -72,6 +72,22 @@ TEST(WalkX86_64, ReturnAddressZeroEndsCleanly) {
   EXPECT_EQ(walk(x.start(), m.config(SFU_ABI_AMD64_LE)).stop, SFU_STOP_END);
 }
 
+TEST(WalkX86_64, TheTopOfTheStackIsItsOwnWhereAnEarlierStackBegins) {
+  // An IRQ stack declared first, starting exactly where the task stack ends: B's CFA (0x7fb0),
+  // the task stack's top, is in both. It stays the task stack's, so the zero return address is
+  // its clean end, not a switch back to the IRQ stack.
+  X86Chain x;
+  FakeMemory m(false);
+  m.add_stack(0x7fb0, 0x9000, SFU_STACK_IRQ);
+  m.add_stack(kStackLo, 0x7fb0);
+  m.put(0x7f08, x.B + 0x20);
+  m.put(0x7f00, 0x7fa0);
+  m.put(0x7fa8, 0);
+  Walked w = walk(x.start(), m.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(w.frames.size(), 2u);
+  EXPECT_EQ(w.stop, SFU_STOP_END);
+}
+
 TEST(WalkX86_64, ReturnAddressZeroInTheMiddleOfTheStackIsADamagedStack) {
   // The same zero with 0x50 bytes of stack above B's CFA: a saved return address overwritten,
   // not the end. The frames so far are shown; the trace is not vouched for.
