@@ -1,7 +1,8 @@
 // Bounds-checked, byte-order-aware reads from a section. Each field is one whole load of its
-// width (a fixed-size memcpy, which the compiler turns into a single load), byte-swapped when the table's order is not the CPU's; byte by byte where the target
-// must not access memory unaligned (arm64 kernels built with -mstrict-align). Every read takes an
-// offset and fails (returns false) past the given limit.
+// width (a fixed-size memcpy, which the compiler turns into a single load), byte-swapped when the
+// table's order is not the CPU's; byte by byte where the target must not access memory unaligned
+// (arm64 kernels built with -mstrict-align). Every read takes an offset and fails (returns false)
+// past the given limit.
 #pragma once
 
 #include <stdint.h>

@@ -53,7 +53,6 @@ inline uint64_t fde_start(const sfu_table &t, uint32_t index) {
   return base + uint64_t(offset);
 }
 
-
 // Reads FDE `index` (< num_fdes); checks its V3 attribute record is inside the FRE data.
 sfu_error read_fde(const sfu_table &t, uint32_t index, Fde &out);
 

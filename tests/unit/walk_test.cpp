@@ -58,34 +58,27 @@ TEST(WalkX86_64, FrameCap) {
 
 TEST(WalkX86_64, ReturnAddressZeroEndsCleanly) {
   // At the top of the stack (B's CFA 0x7fb0, the stack ending at 0x7fc0): where a kernel's first
-  // code pushes a zero return address before its first call.
+  // code pushes a zero return address before its first call. Another stack above does not make
+  // the top any less a top: one apart, or (declared first) one starting exactly at the top, which
+  // an address there would otherwise belong to (a switch back to it: stack-switch-backwards).
   X86Chain x;
-  FakeMemory m(false);
-  m.add_stack(kStackLo, 0x7fc0);
-  m.put(0x7f08, x.B + 0x20);
-  m.put(0x7f00, 0x7fa0);
-  m.put(0x7fa8, 0);
-  Walked w = walk(x.start(), m.config(SFU_ABI_AMD64_LE));
-  EXPECT_EQ(w.frames.size(), 2u);
-  EXPECT_EQ(w.stop, SFU_STOP_END);
-  m.add_stack(0x8000, 0x9000);  // another stack above does not make 0x7fc0 any less a top
-  EXPECT_EQ(walk(x.start(), m.config(SFU_ABI_AMD64_LE)).stop, SFU_STOP_END);
-}
-
-TEST(WalkX86_64, TheTopOfTheStackIsItsOwnWhereAnEarlierStackBegins) {
-  // An IRQ stack declared first, starting exactly where the task stack ends: B's CFA (0x7fb0),
-  // the task stack's top, is in both. It stays the task stack's, so the zero return address is
-  // its clean end, not a switch back to the IRQ stack.
-  X86Chain x;
-  FakeMemory m(false);
-  m.add_stack(0x7fb0, 0x9000, SFU_STACK_IRQ);
-  m.add_stack(kStackLo, 0x7fb0);
-  m.put(0x7f08, x.B + 0x20);
-  m.put(0x7f00, 0x7fa0);
-  m.put(0x7fa8, 0);
-  Walked w = walk(x.start(), m.config(SFU_ABI_AMD64_LE));
-  EXPECT_EQ(w.frames.size(), 2u);
-  EXPECT_EQ(w.stop, SFU_STOP_END);
+  struct Layout {
+    uint64_t task_hi, other_lo, other_hi;
+    bool other_first;
+  };
+  for (Layout l : {Layout{0x7fc0, 0, 0, false}, Layout{0x7fc0, 0x8000, 0x9000, false},
+                   Layout{0x7fb0, 0x7fb0, 0x9000, true}}) {
+    FakeMemory m(false);
+    if (l.other_first) m.add_stack(l.other_lo, l.other_hi, SFU_STACK_IRQ);
+    m.add_stack(kStackLo, l.task_hi);
+    if (l.other_hi && !l.other_first) m.add_stack(l.other_lo, l.other_hi, SFU_STACK_IRQ);
+    m.put(0x7f08, x.B + 0x20);
+    m.put(0x7f00, 0x7fa0);
+    m.put(0x7fa8, 0);
+    Walked w = walk(x.start(), m.config(SFU_ABI_AMD64_LE));
+    EXPECT_EQ(w.frames.size(), 2u) << l.task_hi << " " << l.other_lo;
+    EXPECT_EQ(w.stop, SFU_STOP_END) << l.task_hi << " " << l.other_lo;
+  }
 }
 
 TEST(WalkX86_64, ReturnAddressZeroInTheMiddleOfTheStackIsADamagedStack) {
