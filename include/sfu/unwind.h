@@ -2,8 +2,10 @@
  *
  * Freestanding and callable from C. A walk reads memory only inside the stacks its caller
  * declares (through sfu_hook_read_nofault when the kernel defines one), writes nothing but the
- * caller's cursor, takes no locks and allocates nothing: it may run in an interrupt, an NMI or a
- * nested fault, on any CPU, while another CPU registers or unregisters tables.
+ * caller's cursor and the row cache (CONFIG_SFU_ROW_CACHE: entries in the library's .bss, each
+ * guarded by a sequence count, filled with one compare-and-swap or left alone), takes no locks
+ * and allocates nothing: it may run in an interrupt, an NMI or a nested fault, on any CPU, while
+ * another CPU registers or unregisters tables.
  */
 #ifndef SFU_UNWIND_H
 #define SFU_UNWIND_H
@@ -34,6 +36,7 @@ struct sfu_module {
   enum sfu_error symbols_error;
   enum sfu_error build_id_error;
   struct sfu_symbols symbols; /* names for backtraces, when symbols_error is SFU_OK */
+  uint32_t serial; /* private: this registration's number, which keys its cached rows */
 };
 
 /* Everything a module can bring. Only `table` is required (as for sfu_register); give NULL and
@@ -225,10 +228,15 @@ struct sfu_walk_config {
   uint8_t arm64_va_bits;          /* 0: CONFIG_SFU_ARM64_VA_BITS; else 36..52 (bad-start) */
 };
 
-/* Caller-owned walk state. Fixed size; its fields are private. */
+/* Caller-owned walk state. Fixed size; its fields are private. It keeps no copy of the start
+ * registers: they are read where the caller keeps them (below), and those an entry frame saved
+ * are read from the stack when a rule needs one. */
 struct sfu_cursor {
-  struct sfu_regs regs;
   struct sfu_walk_config config;
+  const struct sfu_regs *start;       /* the start registers, the caller's */
+  const struct sfu_trap_layout *trap; /* the last entry frame crossed, or NULL */
+  uint64_t trap_sp;                   /* that entry frame's SP */
+  uint64_t pc, sp, fp;                /* the current frame's; fp only if fp_known */
   uint64_t prev_cfa;
   const struct sfu_module *module; /* the table for the current PC's lookup, or NULL */
   int32_t stack_index; /* stack of the current SP */
@@ -238,10 +246,12 @@ struct sfu_cursor {
   uint8_t exact_pc;    /* look the current PC up as is, not PC - 1 */
   uint8_t reliable;
   uint8_t last_source; /* enum sfu_frame_source of the current frame */
+  uint8_t fp_known;
 };
 
-/* Prepares a walk from the given registers (copied into the cursor). The first sfu_walk_next
- * gives the frame of the registers themselves; each later one, the caller of the last. */
+/* Prepares a walk from the given registers. They are not copied: keep *regs unchanged until the
+ * walk ends, as config's stacks and traps. The first sfu_walk_next gives the frame of the
+ * registers themselves; each later one, the caller of the last. */
 void sfu_walk_start(struct sfu_cursor *cursor, const struct sfu_regs *regs,
                     const struct sfu_walk_config *config);
 

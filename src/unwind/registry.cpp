@@ -9,6 +9,7 @@
 #include "config.h"
 #include "sfu/unwind.h"
 #include "unwind/registry.h"
+#include "unwind/row_cache.h"
 
 namespace {
 
@@ -86,6 +87,7 @@ extern "C" enum sfu_error sfu_register_module(struct sfu_module *module, const s
     return SFU_E_TEXT_OVERLAP;
   }
   attach_extras(*module, *desc);
+  module->serial = sfu::unwind::next_registration_serial();
   __atomic_store_n(&g_slots[slot], module, __ATOMIC_RELEASE);
   return SFU_OK;
 }

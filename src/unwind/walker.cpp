@@ -5,6 +5,7 @@
 #include "sframe/format.h"
 #include "sfu/unwind.h"
 #include "unwind/memory.h"
+#include "unwind/row_cache.h"
 #if SFU_BUILDS_ARM64
 #include "arm64/frame_rules.h"
 #endif
@@ -27,17 +28,31 @@ static_assert(__builtin_offsetof(sfu_regs, r) == 8);
 static_assert(__builtin_offsetof(sfu_regs, valid) == 264);
 
 // One step's view of the cursor: its registers and its stacks.
+template <class Arch>
 struct Walk {
   sfu_cursor &c;
 
-  bool reg(uint32_t n, uint64_t &out) const {
-    if (n >= SFU_REGS_MAX || !((c.regs.valid >> n) & 1)) return false;
-    out = c.regs.r[n];
-    return true;
-  }
   sfu_stop read(uint64_t addr, uint64_t &out) const {
     return read_word(c.config, addr, sframe::abi_big_endian(c.config.abi), out, c.stack_index) ? SFU_STOP_NONE
                                                                                         : SFU_STOP_READ_REFUSED;
+  }
+  // A register of the current frame: SP always, FP where known; any other only in a topmost
+  // frame, from the start registers or from the slot the entry frame crossed last saved it in.
+  sfu_stop reg(uint32_t n, uint64_t &out) const {
+    if (n == Arch::kSp) {
+      out = c.sp;
+      return SFU_STOP_NONE;
+    }
+    if (n == Arch::kFp) {
+      out = c.fp;
+      return c.fp_known ? SFU_STOP_NONE : SFU_STOP_REGISTER_UNKNOWN;
+    }
+    if (!c.topmost || n >= SFU_REGS_MAX) return SFU_STOP_REGISTER_UNKNOWN;
+    if (const sfu_trap_layout *l = c.trap)
+      return (l->saved >> n) & 1 ? read(c.trap_sp + uint64_t(int64_t(l->reg[n])), out) : SFU_STOP_REGISTER_UNKNOWN;
+    if (!((c.start->valid >> n) & 1)) return SFU_STOP_REGISTER_UNKNOWN;
+    out = c.start->r[n];
+    return SFU_STOP_NONE;
   }
 };
 
@@ -49,9 +64,10 @@ struct Caller {
   bool exact_pc = false;  // the caller was interrupted, not calling: look its PC up as is
 };
 
-sfu_stop eval_cfa(const Walk &w, const sfu_rule &r, uint64_t &cfa) {
+template <class Arch>
+sfu_stop eval_cfa(const Walk<Arch> &w, const sfu_rule &r, uint64_t &cfa) {
   uint64_t base;
-  if (!w.reg(r.reg, base)) return SFU_STOP_REGISTER_UNKNOWN;
+  if (sfu_stop s = w.reg(r.reg, base)) return s;
   uint64_t at = base + uint64_t(int64_t(r.offset));
   if (r.kind == SFU_RULE_REGISTER) {
     cfa = at;
@@ -63,7 +79,8 @@ sfu_stop eval_cfa(const Walk &w, const sfu_rule &r, uint64_t &cfa) {
 
 // A value a rule gives, for rules that need no knowledge of which register it is.
 // Register rules hold only in the topmost frame: below it, registers are not tracked.
-sfu_stop eval_value(const Walk &w, const sfu_rule &r, uint64_t cfa, uint64_t &out) {
+template <class Arch>
+sfu_stop eval_value(const Walk<Arch> &w, const sfu_rule &r, uint64_t cfa, uint64_t &out) {
   uint64_t base;
   uint64_t off = uint64_t(int64_t(r.offset));
   switch (r.kind) {
@@ -74,11 +91,11 @@ sfu_stop eval_value(const Walk &w, const sfu_rule &r, uint64_t cfa, uint64_t &ou
       return SFU_STOP_NONE;
     case SFU_RULE_REGISTER:
       if (!w.c.topmost) return SFU_STOP_RA_NOT_RECOVERABLE;
-      if (!w.reg(r.reg, base)) return SFU_STOP_REGISTER_UNKNOWN;
+      if (sfu_stop s = w.reg(r.reg, base)) return s;
       out = base + off;
       return SFU_STOP_NONE;
     case SFU_RULE_AT_REGISTER:
-      if (!w.reg(r.reg, base)) return SFU_STOP_REGISTER_UNKNOWN;
+      if (sfu_stop s = w.reg(r.reg, base)) return s;
       return w.read(base + off, out);
     default:
       return SFU_STOP_TABLE_ERROR;  // UNCHANGED and UNDEFINED are the callers' to handle
@@ -88,27 +105,28 @@ sfu_stop eval_value(const Walk &w, const sfu_rule &r, uint64_t cfa, uint64_t &ou
 // The return address: "unchanged" means still in the link register, which only the topmost
 // frame may rely on (a lower frame's link register was overwritten by the call it made).
 template <class Arch>
-sfu_stop eval_ra(const Walk &w, const sfu_rule &r, uint64_t cfa, uint64_t &ra) {
+sfu_stop eval_ra(const Walk<Arch> &w, const sfu_rule &r, uint64_t cfa, uint64_t &ra) {
   if (r.kind == SFU_RULE_UNDEFINED) return SFU_STOP_END;
   if (r.kind != SFU_RULE_UNCHANGED) return eval_value(w, r, cfa, ra);
   if (Arch::kLinkRegister < 0 || !w.c.topmost) return SFU_STOP_RA_NOT_RECOVERABLE;
-  return w.reg(uint32_t(Arch::kLinkRegister), ra) ? SFU_STOP_NONE : SFU_STOP_REGISTER_UNKNOWN;
+  return w.reg(uint32_t(Arch::kLinkRegister), ra);
 }
 
 // The frame pointer: where it cannot be known the walk goes on without it (a caller further up
 // may not need it); only a refused read stops the walk.
 template <class Arch>
-sfu_stop eval_fp(const Walk &w, const sfu_rule &r, uint64_t cfa, Caller &out) {
+sfu_stop eval_fp(const Walk<Arch> &w, const sfu_rule &r, uint64_t cfa, Caller &out) {
   if (r.kind == SFU_RULE_UNCHANGED) {
-    out.fp_known = w.reg(Arch::kFp, out.fp);
+    out.fp_known = w.c.fp_known;
+    out.fp = w.c.fp;
     return SFU_STOP_NONE;
   }
   if (r.kind == SFU_RULE_UNDEFINED) return SFU_STOP_NONE;
   // In an epilogue, after `pop %rbp` or `leave`, gcc's rows still name the save slot, which is
   // now below SP: an interrupt may already have overwritten it, and the register holds the
   // restored value. A slot below SP is dead; the live register is the caller's FP.
-  uint64_t sp = w.c.regs.r[Arch::kSp];
-  if (r.kind == SFU_RULE_AT_CFA && cfa + uint64_t(int64_t(r.offset)) < sp && w.reg(Arch::kFp, out.fp)) {
+  if (r.kind == SFU_RULE_AT_CFA && cfa + uint64_t(int64_t(r.offset)) < w.c.sp && w.c.fp_known) {
+    out.fp = w.c.fp;
     out.fp_known = true;
     return SFU_STOP_NONE;
   }
@@ -127,13 +145,43 @@ sfu_stop check_cfa(const sfu_cursor &c, uint64_t cfa, int &stack) {
   stack = stack_holding(c.config, caller_sp, 0, c.stack_index);
   if (stack < 0) return SFU_STOP_CFA_OUTSIDE_STACK;
   if (stack < c.stack_index) return SFU_STOP_STACK_ORDER;
-  if (stack == c.stack_index && (caller_sp < c.regs.r[Arch::kSp] || cfa < c.prev_cfa))
+  if (stack == c.stack_index && (caller_sp < c.sp || cfa < c.prev_cfa))
     return SFU_STOP_WRONG_DIRECTION;
   return SFU_STOP_NONE;
 }
 
+// The rows compilers write for nearly every instruction: CFA = SP or a known FP plus an offset,
+// RA saved at CFA plus an offset, FP unchanged or saved at or above SP, no special flag. They
+// are applied without the general evaluators (rule kinds, register numbers); the reads, their
+// order, the checks and the stops are the same.
 template <class Arch>
-sfu_stop from_row(const Walk &w, const sfu_row &row, Caller &out, int &stack) {
+bool plain_row(const sfu_cursor &c, const sfu_row &row) {
+  if (row.flags & (SFU_ROW_OUTERMOST | SFU_ROW_SIGNAL_FRAME)) return false;
+  if (row.cfa.kind != SFU_RULE_REGISTER || row.ra.kind != SFU_RULE_AT_CFA) return false;
+  if (row.cfa.reg != Arch::kSp && !(row.cfa.reg == Arch::kFp && c.fp_known)) return false;
+  return row.fp.kind == SFU_RULE_UNCHANGED || row.fp.kind == SFU_RULE_AT_CFA;
+}
+
+template <class Arch>
+sfu_stop from_plain_row(const Walk<Arch> &w, const sfu_row &row, Caller &out, int &stack) {
+  const sfu_cursor &c = w.c;
+  out.cfa = (row.cfa.reg == Arch::kSp ? c.sp : c.fp) + uint64_t(int64_t(row.cfa.offset));
+  if (sfu_stop s = check_cfa<Arch>(c, out.cfa, stack)) return s;
+  if (sfu_stop s = w.read(out.cfa + uint64_t(int64_t(row.ra.offset)), out.ra)) return s;
+  out.ra = Arch::strip_ra(out.ra, row.flags & SFU_ROW_RA_SIGNED, c.config);
+  uint64_t fp_slot = out.cfa + uint64_t(int64_t(row.fp.offset));
+  if (row.fp.kind == SFU_RULE_UNCHANGED || (fp_slot < c.sp && c.fp_known)) {  // eval_fp says why
+    out.fp = c.fp;
+    out.fp_known = c.fp_known;
+    return SFU_STOP_NONE;
+  }
+  out.fp_known = true;
+  return w.read(fp_slot, out.fp);
+}
+
+template <class Arch>
+sfu_stop from_row(const Walk<Arch> &w, const sfu_row &row, Caller &out, int &stack) {
+  if (plain_row<Arch>(w.c, row)) return from_plain_row(w, row, out, stack);
   if (row.flags & SFU_ROW_OUTERMOST) return SFU_STOP_END;
   if (sfu_stop s = eval_cfa(w, row.cfa, out.cfa)) return s;
   if (sfu_stop s = check_cfa<Arch>(w.c, out.cfa, stack)) return s;
@@ -148,10 +196,10 @@ sfu_stop from_row(const Walk &w, const sfu_row &row, Caller &out, int &stack) {
 // Where no row covers the PC: one frame-record (x86_64, arm64) or back-chain (s390x) step, if
 // configured. The frame is found, but not proven: the walk is marked unreliable from here on.
 template <class Arch>
-sfu_stop fallback(const Walk &w, Caller &out, int &stack) {
-  uint64_t fp, sp;
+sfu_stop fallback(const Walk<Arch> &w, Caller &out, int &stack) {
   if constexpr (Arch::kFrameRecords) {
-    if (!config::kFpFallback || !w.reg(Arch::kFp, fp)) return SFU_STOP_NO_UNWIND_INFO;
+    uint64_t fp = w.c.fp;
+    if (!config::kFpFallback || !w.c.fp_known) return SFU_STOP_NO_UNWIND_INFO;
     if (fp == 0) return SFU_STOP_END;  // no frame record: the outermost frame (the ABIs' mark)
     // The caller's SP is just above the record: exact on x86_64 (push %rbp; mov %rsp, %rbp), a
     // lower bound on arm64 where the record may sit below the rest of the frame. Either way the
@@ -163,8 +211,8 @@ sfu_stop fallback(const Walk &w, Caller &out, int &stack) {
     out.ra = Arch::strip_ra(out.ra, true, w.c.config);
     out.source = SFU_SOURCE_FRAME_POINTER;
   } else {
-    if (!config::kBackChainFallback || !w.reg(Arch::kSp, sp)) return SFU_STOP_NO_UNWIND_INFO;
-    uint64_t chain;
+    if (!config::kBackChainFallback) return SFU_STOP_NO_UNWIND_INFO;
+    uint64_t sp = w.c.sp, chain;
     if (sfu_stop s = w.read(sp, chain)) return s;
     if (chain == 0) return SFU_STOP_END;  // the outermost frame's back chain is 0
     out.cfa = chain - uint64_t(Arch::kSpFromCfa);
@@ -208,36 +256,32 @@ void enter_module(sfu_cursor &c, uint64_t lookup) {
   if (!c.module && !trap_for(c.config, lookup)) c.reliable = 0;
 }
 
-// Crossing entry code: the interrupted registers, as the layout says the code saved them. They
-// are read straight into the cursor (no second register file on the stack): a refused read or a
-// failed check stops the walk for good, so a half-written register set is never used.
+// Crossing entry code: the interrupted context's PC, SP and FP, from where the layout says the
+// code saved them; its other registers are read from their slots if a rule of its frame needs
+// one (Walk::reg). A refused read or a failed check stops the walk.
 template <class Arch>
 sfu_stop from_trap(sfu_cursor &c, const sfu_trap_layout &l) {
-  Walk w{c};
-  uint64_t sp = c.regs.r[Arch::kSp];
+  Walk<Arch> w{c};
+  uint64_t sp = c.sp;  // the entry frame's
   if (!((l.saved >> Arch::kSp) & 1)) return SFU_STOP_REGISTER_UNKNOWN;
-  uint64_t pc;
+  uint64_t pc, new_sp, fp = 0;
   if (sfu_stop s = w.read(sp + uint64_t(int64_t(l.pc)), pc)) return s;
-  int stack;
-  int entry_stack = c.stack_index;
-  uint64_t new_sp = 0;
-  for (uint32_t n = 0; n < SFU_REGS_MAX; n++) {
-    uint64_t v = 0;
-    if ((l.saved >> n) & 1)
-      if (sfu_stop s = w.read(sp + uint64_t(int64_t(l.reg[n])), v)) return s;
-    if (n == Arch::kSp)
-      new_sp = v;  // the entry frame's SP stays until the checks are done
-    else
-      c.regs.r[n] = v;
-  }
+  if (sfu_stop s = w.read(sp + uint64_t(int64_t(l.reg[Arch::kSp])), new_sp)) return s;
+  bool fp_known = (l.saved >> Arch::kFp) & 1;
+  if (fp_known)
+    if (sfu_stop s = w.read(sp + uint64_t(int64_t(l.reg[Arch::kFp])), fp)) return s;
   // The interrupted SP must pass the same checks as a caller's; and entry code always pushes
   // something, so on the same stack it lies strictly above the entry frame.
+  int stack;
   if (sfu_stop s = check_cfa<Arch>(c, new_sp - uint64_t(Arch::kSpFromCfa), stack)) return s;
-  if (stack == entry_stack && new_sp == sp) return SFU_STOP_WRONG_DIRECTION;
+  if (stack == c.stack_index && new_sp == sp) return SFU_STOP_WRONG_DIRECTION;
   if (pc == 0) return SFU_STOP_END;
-  c.regs.r[Arch::kSp] = new_sp;
-  c.regs.pc = pc;
-  c.regs.valid = l.saved;
+  c.trap = &l;
+  c.trap_sp = sp;
+  c.pc = pc;
+  c.sp = new_sp;
+  c.fp = fp;
+  c.fp_known = fp_known;
   c.prev_cfa = 0;  // a new context: its first CFA is checked against its SP only
   c.stack_index = stack;
   c.topmost = 1;   // interrupted anywhere: RA and FP may still be in registers
@@ -250,8 +294,8 @@ sfu_stop from_trap(sfu_cursor &c, const sfu_trap_layout &l) {
 // From the cursor's frame to its caller's; commits the caller into the cursor on success.
 template <class Arch>
 sfu_stop step(sfu_cursor &c) {
-  Walk w{c};
-  uint64_t pc = c.regs.pc;
+  Walk<Arch> w{c};
+  uint64_t pc = c.pc;
   // A return address points after the call: the call itself is at pc - 1.
   uint64_t lookup = c.exact_pc ? pc : pc - 1;
   if (const sfu_trap_entry *t = trap_for(c.config, lookup)) return from_trap<Arch>(c, *t->layout);
@@ -260,7 +304,7 @@ sfu_stop step(sfu_cursor &c) {
   Caller caller;
   int stack = -1;
   sfu_row row;
-  sfu_error e = sfu_table_find(&m->table, lookup, &row);
+  sfu_error e = find_row(*m, lookup, row);
   if (e == SFU_E_NO_FUNCTION || e == SFU_E_NO_ROW) {
     if (sfu_stop s = fallback<Arch>(w, caller, stack)) return s;
   } else if (e != SFU_OK) {
@@ -277,13 +321,12 @@ sfu_stop step(sfu_cursor &c) {
   if (stack == c.stack_index && caller.cfa == c.prev_cfa)
     return caller.ra == pc ? SFU_STOP_REPEATED_FRAME : SFU_STOP_WRONG_DIRECTION;
   c.prev_cfa = caller.cfa;
-  c.regs.pc = caller.ra;
-  c.regs.r[Arch::kSp] = caller.cfa + uint64_t(Arch::kSpFromCfa);
-  c.regs.r[Arch::kFp] = caller.fp;
-  // Below the topmost frame only SP and FP are known: callee-saved registers are not tracked.
-  c.regs.valid = (1u << Arch::kSp) | (caller.fp_known ? 1u << Arch::kFp : 0);
+  c.pc = caller.ra;
+  c.sp = caller.cfa + uint64_t(Arch::kSpFromCfa);
+  c.fp = caller.fp;
+  c.fp_known = caller.fp_known;
   c.stack_index = stack;
-  c.topmost = 0;
+  c.topmost = 0;  // below the topmost frame only SP and FP are known: callee-saved ones are not tracked
   c.exact_pc = caller.exact_pc;
   enter_module(c, caller.exact_pc ? caller.ra : caller.ra - 1);
   if ((caller.source != SFU_SOURCE_TABLE && caller.source != SFU_SOURCE_SIGNAL_FRAME) || guessed) c.reliable = 0;
@@ -320,15 +363,31 @@ bool abi_supported(uint8_t abi) {
 }
 
 void fill_frame(const sfu_cursor &c, sfu_frame &f) {
-  uint8_t sp_reg = sframe::abi_sp_reg(c.config.abi);
-  f.pc = c.regs.pc;
-  f.sp = c.regs.r[sp_reg];
+  f.pc = c.pc;
+  f.sp = c.sp;
   f.cfa = c.prev_cfa;
   f.module = c.module;
   f.source = c.last_source;
   f.reliable = c.reliable;
   f.stack_kind = uint8_t(c.config.stacks[c.stack_index].kind);
-  f.index = uint8_t(c.frames < 255 ? c.frames : 255);
+  f.index = uint8_t(c.frames - 1 < 255 ? c.frames - 1 : 255);  // advance counted it already
+}
+
+// To the next frame (the first: the start registers' own); false once the walk has stopped.
+bool advance(sfu_cursor &c) {
+  if (c.stop != SFU_STOP_NONE) return false;
+  if (c.frames >= c.config.max_frames) {
+    c.stop = SFU_STOP_FRAME_CAP;
+    return false;
+  }
+  if (c.frames > 0) {
+    if (sfu_stop s = step_for_abi(c)) {
+      c.stop = uint8_t(s);
+      return false;
+    }
+  }
+  c.frames++;
+  return true;
 }
 
 }  // namespace
@@ -358,6 +417,9 @@ extern "C" void sfu_walk_start(struct sfu_cursor *c, const struct sfu_regs *regs
   c->last_source = SFU_SOURCE_REGISTERS;
   c->stack_index = -1;
   c->module = nullptr;
+  c->start = regs;
+  c->trap = nullptr;
+  c->trap_sp = 0;
   if (!regs || !config) {
     c->stop = SFU_STOP_BAD_START;
     return;
@@ -370,9 +432,11 @@ extern "C" void sfu_walk_start(struct sfu_cursor *c, const struct sfu_regs *regs
   c->config.num_traps = config->traps ? config->num_traps : 0;
   c->config.abi = config->abi ? config->abi : uint8_t(SFU_BUILD_ABI);
   c->config.arm64_va_bits = config->arm64_va_bits ? config->arm64_va_bits : uint8_t(CONFIG_SFU_ARM64_VA_BITS);
-  c->regs.pc = regs->pc;
-  c->regs.valid = regs->valid;
-  for (unsigned i = 0; i < SFU_REGS_MAX; i++) c->regs.r[i] = regs->r[i];
+  uint8_t sp_reg = sfu::sframe::abi_sp_reg(c->config.abi), fp_reg = sfu::sframe::abi_fp_reg(c->config.abi);
+  c->pc = regs->pc;
+  c->sp = regs->r[sp_reg];
+  c->fp_known = (regs->valid >> fp_reg) & 1;
+  c->fp = c->fp_known ? regs->r[fp_reg] : 0;
   if (!abi_supported(c->config.abi)) {
     c->stop = SFU_STOP_BAD_START;
     return;
@@ -384,25 +448,13 @@ extern "C" void sfu_walk_start(struct sfu_cursor *c, const struct sfu_regs *regs
     return;
   }
   enter_module(*c, regs->pc);
-  uint8_t sp_reg = sfu::sframe::abi_sp_reg(c->config.abi);
   c->stack_index = ((regs->valid >> sp_reg) & 1) ? stack_holding(c->config, regs->r[sp_reg], 0) : -1;
   if (c->stack_index < 0) c->stop = SFU_STOP_BAD_START;
 }
 
 extern "C" int sfu_walk_next(struct sfu_cursor *c, struct sfu_frame *frame) {
-  if (!c || !frame || c->stop != SFU_STOP_NONE) return 0;
-  if (c->frames >= c->config.max_frames) {
-    c->stop = SFU_STOP_FRAME_CAP;
-    return 0;
-  }
-  if (c->frames > 0) {
-    if (sfu_stop s = step_for_abi(*c)) {
-      c->stop = uint8_t(s);
-      return 0;
-    }
-  }
+  if (!c || !frame || !advance(*c)) return 0;
   fill_frame(*c, *frame);
-  c->frames++;
   return 1;
 }
 
@@ -414,9 +466,8 @@ extern "C" size_t sfu_backtrace(const struct sfu_regs *regs, const struct sfu_wa
                                 uint64_t *pcs, size_t max, enum sfu_stop *why) {
   sfu_cursor c;
   sfu_walk_start(&c, regs, config);
-  sfu_frame f;
   size_t n = 0;
-  while (n < max && sfu_walk_next(&c, &f)) pcs[n++] = f.pc;
+  while (n < max && advance(c)) pcs[n++] = c.pc;
   if (why) *why = sfu_walk_stop(&c);
   return n;
 }

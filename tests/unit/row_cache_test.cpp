@@ -1,0 +1,139 @@
+// The per-PC row cache (CONFIG_SFU_ROW_CACHE, on by default): a PC's cached row is served only to
+// walks in the registration it came from, also with walks filling the same entries on several
+// threads while the text's module changes under them.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "config.h"
+#include "support/fake_machine.h"
+#include "support/sframe_builder.h"
+
+using namespace sfu::test;
+
+namespace {
+
+constexpr uint64_t kFunction = 0x500000, kOuter = 0x510000;
+constexpr uint64_t kSp = 0x7f00;
+
+// The walked function: CFA = rsp + cfa_offset, RA at CFA - 8.
+TableSpec function_table(int32_t cfa_offset) {
+  return table_spec(3, SFU_ABI_AMD64_LE, {fde_spec(kFunction, 0x100, {{0, {cfa_offset}}})});
+}
+
+// Its callers: an outermost row, so a walk ends cleanly at the second frame.
+TableSpec outer_table() { return table_spec(3, SFU_ABI_AMD64_LE, {fde_spec(kOuter, 0x100, {{0, {}}})}); }
+
+// Two return addresses, one where each table's rule finds it.
+void put_both_return_addresses(FakeMemory &m) {
+  m.add_stack(0x7000, 0x8000);
+  m.put(kSp + 8, kOuter + 0x10);   // CFA = rsp + 16
+  m.put(kSp + 24, kOuter + 0x20);  // CFA = rsp + 32
+}
+
+sfu_regs start() { return regs_with(kFunction + 0x10, {{SFU_X86_64_RSP, kSp}}); }
+
+TEST(RowCache, AModuleRegisteredAgainWithAnotherTableIsNotServedItsOldRows) {
+  static_assert(CONFIG_SFU_ROW_CACHE > 0, "the unit tests run with the default cache");
+  Registered outer(outer_table(), kOuter, kOuter + 0x100, "outer");
+  FakeMemory mem(false);
+  put_both_return_addresses(mem);
+  // The same struct sfu_module, at the same address, for the same text: only the registration
+  // tells the cached row of the first table from the second's.
+  std::optional<Registered> module;
+  module.emplace(function_table(16), kFunction, kFunction + 0x100, "first");
+  for (int i = 0; i < 2; i++) {  // the second walk takes the row from the cache
+    Walked w = walk(start(), mem.config(SFU_ABI_AMD64_LE));
+    EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{kFunction + 0x10, kOuter + 0x10}));
+    EXPECT_EQ(w.stop, SFU_STOP_END);
+  }
+  const sfu_module *first = &module->module();
+  module.reset();
+  module.emplace(function_table(32), kFunction, kFunction + 0x100, "second");
+  ASSERT_EQ(&module->module(), first);
+  Walked w = walk(start(), mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{kFunction + 0x10, kOuter + 0x20}));
+  EXPECT_EQ(w.stop, SFU_STOP_END);
+}
+
+TEST(RowCache, WalksOnSeveralThreadsGetTheRowOfTheModuleTheyFound) {
+  // Modules take turns holding the same text, every other one with the other rule for the same
+  // PC; walks on two threads fill and read the same cache entry meanwhile. A walk whose first
+  // frame names a module must find the caller that module's rule finds: a row served across
+  // registrations gives the other caller (without the registration in the key, about a third of
+  // the walks do). An entry read while another thread writes it would too, but that window is a
+  // few stores wide: this test seldom opens it, and the sequence count is argued, not shown here.
+  Registered outer(outer_table(), kOuter, kOuter + 0x100, "outer");
+  TableSpec specs[2] = {function_table(16), function_table(32)};
+  std::vector<uint8_t> bytes[2] = {build_section(specs[0]), build_section(specs[1])};
+  constexpr int kModules = 8;
+  sfu_module modules[kModules] = {};
+  sfu_table_desc descs[kModules] = {};
+  for (int i = 0; i < kModules; i++) {
+    descs[i].section = bytes[i % 2].data();
+    descs[i].size = bytes[i % 2].size();
+    descs[i].section_addr = specs[i % 2].section_addr;
+    descs[i].text_start = kFunction;
+    descs[i].text_end = kFunction + 0x100;
+  }
+  FakeMemory mem(false);
+  put_both_return_addresses(mem);
+  const sfu_walk_config config = mem.config(SFU_ABI_AMD64_LE);
+  // The freeing rule, as a kernel keeps it: a module is registered again (its table rewritten)
+  // only once every walk that began before its unregistration has ended. Each walker shows the
+  // epoch its walk began in, or -1 between walks; a module is reused kModules turns later, by
+  // which time its grace period has almost always passed.
+  constexpr int kWalkers = 2;
+  std::atomic<long> epoch{0}, walking[kWalkers], unregistered_at[kModules];
+  for (std::atomic<long> &w : walking) w = -1;
+  for (std::atomic<long> &u : unregistered_at) u = 0;
+  std::atomic<bool> stop{false};
+  std::atomic<long> checked{0}, wrong{0};
+  auto walker = [&](int self) {
+    sfu_regs regs = start();
+    while (!stop.load()) {
+      walking[self] = epoch.load();
+      sfu_cursor c;
+      sfu_frame f0, f1;
+      sfu_walk_start(&c, &regs, &config);
+      if (sfu_walk_next(&c, &f0) && f0.module) {  // else between two registrations
+        int rule = int(f0.module - modules) % 2;
+        bool ok = sfu_walk_next(&c, &f1) && f1.pc == (rule == 0 ? kOuter + 0x10 : kOuter + 0x20);
+        checked++;
+        if (!ok) wrong++;
+      }
+      walking[self] = -1;
+    }
+  };
+  auto grace_passed = [&](int m) {
+    for (std::atomic<long> &w : walking) {
+      long began = w.load();
+      if (began != -1 && began < unregistered_at[m].load()) return false;
+    }
+    return true;
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kWalkers; t++) threads.emplace_back(walker, t);
+  int current = 0;
+  ASSERT_EQ(sfu_register(&modules[current], &descs[current], "m"), SFU_OK);
+  long rounds = 0;
+  // Bounded, so a walker that never runs fails the test instead of hanging it.
+  for (; (rounds < 2000 || checked.load() < 20000) && rounds < 2000000; rounds++) {
+    int next = (current + 1) % kModules;
+    while (!grace_passed(next)) std::this_thread::yield();
+    sfu_unregister(&modules[current]);
+    unregistered_at[current] = ++epoch;
+    ASSERT_EQ(sfu_register(&modules[next], &descs[next], "m"), SFU_OK);
+    current = next;
+  }
+  stop = true;
+  for (std::thread &t : threads) t.join();
+  sfu_unregister(&modules[current]);
+  EXPECT_GE(checked.load(), 20000);
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+}  // namespace
