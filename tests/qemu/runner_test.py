@@ -3,7 +3,8 @@
 made up around the call chain chain_a -> chain_b -> chain_c -> chain_d of the x86_64 gen corpus
 (tests/gen), and each case must pass or fail as it says. The crash runs' checks (run.check_crash)
 start from real serial output instead: the arm64 crash kernels of QEMU_DIR (make qemu-kernels),
-booted once each (a tenth of a second), then changed the ways a broken run would look.
+booted once each (a tenth of a second), then changed the ways a broken run would look; and the
+kernels built to be wrong (crash-smp-nowait, crash-smp-nolock, nofault-nofixup) must fail.
 
     runner_test.py SFU CORPUS_DIR [QEMU_DIR]     ends "runner: N passed, M failed"
                                                  QEMU_DIR: CORPUS_DIR/../qemu if not given
@@ -169,6 +170,26 @@ def crash_smp_cases(sfu, qemu_dir, case):
     case('a line of the other CPU inside a trace fails', any('has a foreign line' in w for w in failures(mixed)))
 
 
+def nofault_cases(sfu, qemu_dir, case):
+    """Scenario 10's faulting stack read on arm64 (10-nofault), on the real output of the kernel
+    built to be wrong: nofault-nofixup, whose abort handler ignores the fixup table. The hook's
+    load from the hole aborts (a synchronous external abort, ESR 0x96000010) and the run must
+    fail there. It ends at that scenario, before the slow ones: a quarter of a second."""
+    elf = os.path.join(qemu_dir, 'arm64', 'nofault-nofixup.elf')
+    if not os.path.exists(elf):
+        case('the arm64 nofault-nofixup kernel is built (make qemu-kernels): ' + qemu_dir, False)
+        return
+    qemu = ['qemu-system-aarch64', '-machine', 'virt,gic-version=2', '-cpu', 'max,pauth-impdef=on', '-m', '128M',
+            '-display', 'none', '-nodefaults', '-no-reboot', '-icount', 'shift=0', '-semihosting', '-serial',
+            'stdio', '-kernel', elf]
+    lines = run.boot(qemu, 60)[0].splitlines()
+    scenarios, _, fails = run.judge(lines, sfu, elf)
+    whys = [w for _, (_, ws) in sorted(scenarios.items()) for w in ws] + [w for _, w in fails]
+    case('a stack read whose abort finds no fixup fails (external abort, trace cut)',
+         any(w.startswith('sfu-error unexpected exception: esr 0x96000010 ') for w in whys) and
+         any(w.startswith('10-nofault/hole: incomplete trace') for w in whys))
+
+
 def main():
     sfu, corpus = sys.argv[1], sys.argv[2]
     elf = os.path.join(corpus, 'x86_64', 'gcc-O2.elf')
@@ -315,6 +336,8 @@ def main():
 
     crash_smp_cases(sfu, sys.argv[3] if len(sys.argv) > 3 else os.path.join(os.path.dirname(os.path.abspath(corpus)), 'qemu'),
                     case)
+    nofault_cases(sfu, sys.argv[3] if len(sys.argv) > 3 else os.path.join(os.path.dirname(os.path.abspath(corpus)), 'qemu'),
+                  case)
     crash_cases(sfu, sys.argv[3] if len(sys.argv) > 3 else os.path.join(os.path.dirname(os.path.abspath(corpus)), 'qemu'),
                 case)
     print('runner: %d passed, %d failed' % (passed, failed))
