@@ -69,7 +69,7 @@ $(foreach v,$(QEMU_CRASH_VARIANTS),$(eval $(call x86_variant,$(v),gen,2,$(X86_AR
 
 # Scenario 9 (common/smp.c; smp/ the x86_64 glue: the trampoline, the CPUs) and its module
 # (common/smp-module.c at 8 MiB, its own table). No -icount: the CPUs run at once (MTTCG).
-X86_SMP_SRCS := smp/main.c smp/trampoline.S
+X86_SMP_SRCS := smp/main.c smp/start.c smp/trampoline.S
 X86_SMP_MODULE := $(X86_OUT)/smp-module
 $(eval $(call qemu_smp_module,$(X86_SMP_MODULE),gcc $(X86_CFLAGS),ld,objcopy,0x800000))
 X86_EXTRA_OBJS_smp := $(call qemu_smp_objs,$(X86_OUT)/smp)
