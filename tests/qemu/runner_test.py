@@ -3,7 +3,9 @@
 made up around the call chain chain_a -> chain_b -> chain_c -> chain_d of the x86_64 gen corpus
 (tests/gen), and each case must pass or fail as it says. The crash runs' checks (run.check_crash)
 start from real serial output instead: the arm64 crash kernels of QEMU_DIR (make qemu-kernels),
-booted once each (a tenth of a second), then changed the ways a broken run would look.
+booted once each (a tenth of a second), then changed the ways a broken run would look; and the
+kernels built to be wrong (crash-smp-nowait and crash-smp-nolock of arm64 and x86_64, arm64's
+nofault-nofixup) must fail.
 
     runner_test.py SFU CORPUS_DIR [QEMU_DIR]     ends "runner: N passed, M failed"
                                                  QEMU_DIR: CORPUS_DIR/../qemu if not given
@@ -116,18 +118,28 @@ def crash_cases(sfu, qemu_dir, case):
                                                        '1 boots, not 2'))
 
 
-def crash_smp_cases(sfu, qemu_dir, case):
-    """run.check_crash --crash smp on the arm64 crash-smp kernel's real output and on it broken, and
+# x86_64's crash-smp kernels: tests/qemu/x86_64/kernel.mk's command (SeaBIOS boots them again
+# after the reset).
+X86_CRASH_SMP_QEMU = ['qemu-system-x86_64', '-machine', 'q35', '-cpu', 'max', '-m', '128M', '-display', 'none',
+                      '-nodefaults', '-serial', 'stdio', '-device', 'isa-debug-exit,iobase=0xf4,iosize=0x04',
+                      '-smp', '2', '-kernel']
+
+
+def crash_smp_cases(sfu, qemu_dir, arch, smp, case):
+    """run.check_crash --crash smp on ARCH's crash-smp kernel's real output and on it broken, and
     on the real output of the two kernels built to be wrong: crash-smp-nowait (the loser resets
     without sfu_crash_wait: a torn record) and crash-smp-nolock (no print lock: lines
-    interleave)."""
-    elfs = {v: os.path.join(qemu_dir, 'arm64', v + '.elf') for v in ('crash-smp', 'crash-smp-nowait',
-                                                                      'crash-smp-nolock')}
+    interleave). smp: the QEMU command, up to the kernel's file name."""
+    elfs = {v: os.path.join(qemu_dir, arch, v + '.elf') for v in ('crash-smp', 'crash-smp-nowait',
+                                                                  'crash-smp-nolock')}
     if not all(os.path.exists(e) for e in elfs.values()):
-        case('the arm64 crash-smp kernels are built (make qemu-kernels): ' + qemu_dir, False)
+        case('the %s crash-smp kernels are built (make qemu-kernels): %s' % (arch, qemu_dir), False)
         return
-    smp = ARM64_CRASH_QEMU[:-1] + ['-smp', '2', '-kernel']
     out = {v: run.boot(smp + [e], 60, run.CRASH_BOOTS + 1)[0].splitlines() for v, e in elfs.items()}
+    plain_case = case
+
+    def case(name, ok):
+        plain_case(arch + ': ' + name, ok)
 
     def failures(lines, elf=elfs['crash-smp']):
         with tempfile.TemporaryDirectory() as d:
@@ -167,6 +179,26 @@ def crash_smp_cases(sfu, qemu_dir, case):
     inside = [i for i, l in enumerate(right) if l.startswith('sfu-trace ')][1] + 3
     mixed = right[:inside] + ['sfu-crash-waited ok 1'] + right[inside:]
     case('a line of the other CPU inside a trace fails', any('has a foreign line' in w for w in failures(mixed)))
+
+
+def nofault_cases(sfu, qemu_dir, case):
+    """Scenario 10's faulting stack read on arm64 (10-nofault), on the real output of the kernel
+    built to be wrong: nofault-nofixup, whose abort handler ignores the fixup table. The hook's
+    load from the hole aborts (a synchronous external abort, ESR 0x96000010) and the run must
+    fail there. It ends at that scenario, before the slow ones: a quarter of a second."""
+    elf = os.path.join(qemu_dir, 'arm64', 'nofault-nofixup.elf')
+    if not os.path.exists(elf):
+        case('the arm64 nofault-nofixup kernel is built (make qemu-kernels): ' + qemu_dir, False)
+        return
+    qemu = ['qemu-system-aarch64', '-machine', 'virt,gic-version=2', '-cpu', 'max,pauth-impdef=on', '-m', '128M',
+            '-display', 'none', '-nodefaults', '-no-reboot', '-icount', 'shift=0', '-semihosting', '-serial',
+            'stdio', '-kernel', elf]
+    lines = run.boot(qemu, 60)[0].splitlines()
+    scenarios, _, fails = run.judge(lines, sfu, elf)
+    whys = [w for _, (_, ws) in sorted(scenarios.items()) for w in ws] + [w for _, w in fails]
+    case('a stack read whose abort finds no fixup fails (external abort, trace cut)',
+         any(w.startswith('sfu-error unexpected exception: esr 0x96000010 ') for w in whys) and
+         any(w.startswith('10-nofault/hole: incomplete trace') for w in whys))
 
 
 def main():
@@ -313,10 +345,11 @@ def main():
     case('a machine that keeps resetting is stopped', killed == 'killed at boot 4: the machine kept resetting'
          and output.count('sfu-boot') == 4)
 
-    crash_smp_cases(sfu, sys.argv[3] if len(sys.argv) > 3 else os.path.join(os.path.dirname(os.path.abspath(corpus)), 'qemu'),
-                    case)
-    crash_cases(sfu, sys.argv[3] if len(sys.argv) > 3 else os.path.join(os.path.dirname(os.path.abspath(corpus)), 'qemu'),
-                case)
+    qemu_dir = sys.argv[3] if len(sys.argv) > 3 else os.path.join(os.path.dirname(os.path.abspath(corpus)), 'qemu')
+    crash_smp_cases(sfu, qemu_dir, 'arm64', ARM64_CRASH_QEMU[:-1] + ['-smp', '2', '-kernel'], case)
+    crash_smp_cases(sfu, qemu_dir, 'x86_64', X86_CRASH_SMP_QEMU, case)
+    nofault_cases(sfu, qemu_dir, case)
+    crash_cases(sfu, qemu_dir, case)
     print('runner: %d passed, %d failed' % (passed, failed))
     return 0 if failed == 0 else 1
 

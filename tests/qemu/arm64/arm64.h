@@ -77,6 +77,13 @@ int fault_traced(void);
 typedef int (*sync_hook)(struct trap_frame *frame, uint64_t esr);
 void set_sync_hook(sync_hook hook);
 
+/* FIXUP(fault, resume): a data abort at label `fault` resumes at label `resume`: handle_sync
+ * looks every data abort up in this table (kernel.lds.S) first. For inline asm, e.g.
+ * "1: ldrb w0, [x1]\n2:\n" FIXUP(1b, 2b). trap_fixups() counts the aborts it resumed so. */
+#define FIXUP(fault, resume) \
+  ".pushsection .fixup_table, \"a\"\n.balign 8\n.quad " #fault ", " #resume "\n.popsection\n"
+unsigned trap_fixups(void);
+
 /* A scenario's FIQ handler (smp/reentry.c); NULL: a FIQ is unexpected. */
 typedef void (*fiq_hook_fn)(struct trap_frame *frame);
 void set_fiq_hook(fiq_hook_fn hook);
@@ -111,6 +118,7 @@ int scenario_sampling(void);     /* 2: timer interrupts sampling workload.c */
 int scenario_stack_switch(void); /* 4: a fault on the IRQ stack, traced into the task */
 int pac_check(void);             /* 5: in the pac-ret build, signing really changes addresses */
 int scenario_reentry(void);      /* 10: a FIQ's walk inside a tick's walk (smp/reentry.c) */
+int scenario_nofault(void);      /* 10: a stack read that aborts, recovered (nofault.c) */
 
 /* faults.c: noinline leaves that raise one exception each, then return. */
 void fault_brk(void);

@@ -23,6 +23,12 @@ SECTIONS
         _etext = .;
     } :image
     .rodata : ALIGN(16) { *(.rodata .rodata.*) }
+    /* Loads that may abort and where each resumes (arm64.h: FIXUP). */
+    .fixup_table : ALIGN(8) {
+        __fixup_start = .;
+        KEEP(*(.fixup_table))
+        __fixup_end = .;
+    }
     INCLUDE SFU_TABLE_LD
 #ifdef SFU_GAS_TABLE
     INCLUDE sfunwind-symbols.ld  /* names: sfu gen --symbols-only (sfunwind-reserve.ld has them) */

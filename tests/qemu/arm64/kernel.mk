@@ -4,6 +4,7 @@
 #   $(QEMU_DIR)/arm64/gen-v3.elf       the same, V3
 #   $(QEMU_DIR)/arm64/pac-gen-v2.elf   gen-v2 with return addresses signed (pac-ret+leaf)
 #   $(QEMU_DIR)/arm64/demo.elf         make demo ARCH=arm64: one fault, its trace (demo.c)
+#   $(QEMU_DIR)/arm64/nofault-nofixup.elf   gen-v2 without the fixup table: must fail (below)
 #   $(QEMU_DIR)/arm64/crash.elf, crash-torn.elf   scenario 8 (common/crash.c): gen-v2 with
 #                                      crash.c and the crash area; booted without -no-reboot
 #   $(QEMU_DIR)/arm64/smp.elf          scenario 9 (smp/): gen-v2 with smp/main.c, booted with
@@ -24,8 +25,8 @@ ARM64_CFLAGS_step := -fno-optimize-sibling-calls
 ARM64_HDRS := $(wildcard $(ARM64_SRC)/*.h) $(QEMU_COMMON_HDRS)
 # The scenarios (main.c runs them) and what every kernel needs; the demo is demo.c and the latter.
 # (kernel.lds.S is the linker script, run through cpp.)
-ARM64_SCENARIO_SRCS := $(addprefix $(ARM64_SRC)/,main.c corrupt.c pac.c sampling.c stackswitch.c \
-	step.c workload.c)
+ARM64_SCENARIO_SRCS := $(addprefix $(ARM64_SRC)/,main.c corrupt.c nofault.c pac.c sampling.c \
+	stackswitch.c step.c workload.c)
 ARM64_BASE_SRCS := $(filter-out $(ARM64_SCENARIO_SRCS) $(ARM64_SRC)/demo.c $(ARM64_SRC)/crash.c \
 	$(ARM64_SRC)/kernel.lds.S,$(sort $(wildcard $(ARM64_SRC)/*.c $(ARM64_SRC)/*.S)))
 # -icount shift=0: the timer counts instructions, so a tick can land on any instruction (not only
@@ -79,6 +80,9 @@ $(eval $(call arm64_kernel,gen-v2,$(ARM64_FLAGS_gen),gen,2,$(ARM64_SCENARIO_SRCS
 $(eval $(call arm64_kernel,gen-v3,$(ARM64_FLAGS_gen),gen,3,$(ARM64_SCENARIO_SRCS)))
 $(eval $(call arm64_kernel,pac-gen-v2,$(ARM64_FLAGS_pac),gen,2,$(ARM64_SCENARIO_SRCS)))
 $(eval $(call arm64_kernel,demo,$(ARM64_FLAGS_gen),gen,2,$(ARM64_SRC)/demo.c))
+# Scenario 10's faulting read built to be wrong: the abort handler ignores the fixup table, so the
+# hook's aborted load ends the run. runner_test.py boots it and expects that; qemu-test does not.
+$(eval $(call arm64_kernel,nofault-nofixup,$(ARM64_FLAGS_gen) -DARM64_NO_FIXUP,gen,2,$(ARM64_SCENARIO_SRCS)))
 $(foreach v,$(QEMU_CRASH_VARIANTS),$(eval $(call arm64_kernel,$(v),$(ARM64_FLAGS_gen),gen,2,$(ARM64_SRC)/crash.c)))
 
 # Scenario 9 (common/smp.c, with smp/ the arm64 glue) and its module (common/smp-module.c:
@@ -108,7 +112,8 @@ $(eval $(call arm64_kernel,crash-smp-nolock,$(ARM64_FLAGS_gen) -DCRASH_SMP_NO_LO
 ARM64_CRASH_SMP_QEMU := $(call qemu_reset_command,$(ARM64_SMP_QEMU))
 
 ARM64_VARIANTS := gas-v1 gen-v2 gen-v3 pac-gen-v2
-QEMU_KERNELS += $(foreach v,$(ARM64_VARIANTS),$(ARM64_OUT)/$(v).elf) $(ARM64_OUT)/demo.elf
+QEMU_KERNELS += $(foreach v,$(ARM64_VARIANTS),$(ARM64_OUT)/$(v).elf) $(ARM64_OUT)/demo.elf \
+	$(ARM64_OUT)/nofault-nofixup.elf
 QEMU_RUNS += $(foreach v,$(ARM64_VARIANTS) demo,"arm64 $(v)|$(ARM64_OUT)/$(v).elf|$(ARM64_QEMU)")
 QEMU_KERNELS += $(call qemu_crash_kernels,$(ARM64_OUT))
 QEMU_RUNS += $(call qemu_crash_runs,arm64,$(ARM64_OUT),$(ARM64_QEMU))

@@ -11,6 +11,7 @@ void kernel_main(void) {
   timer_init();
   int failed = pac_check();
   failed += scenario_faults();
+  failed += scenario_nofault(); /* early: nofault-nofixup.elf (kernel.mk) ends here, and fast */
   failed += scenario_corrupt();
   failed += scenario_single_step();
   failed += scenario_sampling();

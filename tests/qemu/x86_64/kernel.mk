@@ -6,6 +6,9 @@
 #   demo.elf     make demo: built as gen-v2, with demo.c's kernel_main
 #   crash.elf, crash-torn.elf   scenario 8 (common/crash.c): built as gen-v2 with crash.c's
 #                kernel_main and the crash area (sfunwind-crash.ld); booted without -no-reboot
+#   smp.elf      scenario 9 (smp/, common/smp.c), booted with -smp 2
+#   crash-smp.elf   scenario 8 on two CPUs (common/crash-smp.c, smp/crash.c); with
+#                crash-smp-nowait.elf and crash-smp-nolock.elf, built to be wrong
 # QEMU boots them as PVH kernels (boot.S); the debug-exit device ends the run. -icount makes the
 # timer count instructions, which lets it interrupt any instruction (plain TCG delivers interrupts
 # only where a translated block starts) and makes every run the same.
@@ -69,7 +72,7 @@ $(foreach v,$(QEMU_CRASH_VARIANTS),$(eval $(call x86_variant,$(v),gen,2,$(X86_AR
 
 # Scenario 9 (common/smp.c; smp/ the x86_64 glue: the trampoline, the CPUs) and its module
 # (common/smp-module.c at 8 MiB, its own table). No -icount: the CPUs run at once (MTTCG).
-X86_SMP_SRCS := smp/main.c smp/trampoline.S
+X86_SMP_SRCS := smp/main.c smp/start.c smp/trampoline.S
 X86_SMP_MODULE := $(X86_OUT)/smp-module
 $(eval $(call qemu_smp_module,$(X86_SMP_MODULE),gcc $(X86_CFLAGS),ld,objcopy,0x800000))
 X86_EXTRA_OBJS_smp := $(call qemu_smp_objs,$(X86_OUT)/smp)
@@ -79,6 +82,25 @@ $(X86_OUT)/smp/common/smp-blob.S.o: $(X86_SMP_MODULE).bin
 X86_SMP_QEMU := $(filter-out -icount shift=0,$(X86_QEMU)) -smp 2
 QEMU_KERNELS += $(X86_OUT)/smp.elf
 QEMU_RUNS += "x86_64 smp|$(X86_OUT)/smp.elf|$(X86_SMP_QEMU)"
+
+# Scenario 8 on two CPUs (common/crash-smp.c): both fault at once, one capture wins. crash.c's
+# fault and handler with smp/crash.c's CPU glue; CPU 1 starts as smp.elf's do (smp/start.c and
+# the trampoline). Booted like smp.elf, without -no-reboot. crash-smp-nowait forgets
+# sfu_crash_wait (a torn record), crash-smp-nolock the print lock (interleaved traces): their runs
+# must fail (runner_test.py boots them; qemu-test does not).
+X86_CRASH_SMP := crash-smp crash-smp-nowait crash-smp-nolock
+X86_CRASH_SMP_SRCS := crash.c smp/crash.c smp/start.c smp/trampoline.S
+X86_FLAGS_smp/crash := -fno-optimize-sibling-calls
+# A pause after each character (serial.c): without it one CPU mostly printed its whole trace
+# before the other printed anything, and crash-smp-nolock's lines mixed in 2 runs of 10; with it,
+# in 10 of 10 (two busy host cores).
+X86_VFLAGS_crash-smp := -DSERIAL_CHAR_SPINS=3000
+X86_VFLAGS_crash-smp-nowait := $(X86_VFLAGS_crash-smp) -DCRASH_SMP_NO_WAIT
+X86_VFLAGS_crash-smp-nolock := $(X86_VFLAGS_crash-smp) -DCRASH_SMP_NO_LOCK
+$(foreach v,$(X86_CRASH_SMP),$(eval $(call x86_variant,$(v),gen,2,$(X86_ARCH_SRCS) $(X86_CRASH_SMP_SRCS))))
+X86_CRASH_SMP_QEMU := $(call qemu_reset_command,$(X86_SMP_QEMU))
+QEMU_KERNELS += $(foreach v,$(X86_CRASH_SMP),$(X86_OUT)/$(v).elf)
+QEMU_RUNS += "x86_64 crash-smp|$(X86_OUT)/crash-smp.elf|$(X86_CRASH_SMP_QEMU)|--crash smp"
 
 X86_VARIANTS := gas-v1 gen-v2 gen-v3 demo
 QEMU_KERNELS += $(foreach v,$(X86_VARIANTS),$(X86_OUT)/$(v).elf)

@@ -17,4 +17,11 @@ void arch_putc(char c) {
   while (!(inb(COM1 + 5) & LSR_THR_EMPTY)) {
   }
   outb(COM1, (uint8_t)c);
+#ifdef SERIAL_CHAR_SPINS
+  /* A pause after each character, as a real UART's character time would make: QEMU's takes none,
+   * and a vCPU printing without one keeps the device (and QEMU's I/O lock) to itself, so two
+   * CPUs printing at once seldom mix (the crash-smp kernels, kernel.mk). */
+  for (volatile unsigned i = 0; i < SERIAL_CHAR_SPINS; i++) {
+  }
+#endif
 }

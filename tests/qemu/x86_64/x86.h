@@ -17,6 +17,10 @@
 #define IST_IRQ 2
 #define IST_NMI 3
 
+/* Where the other CPUs' real-mode start code runs (smp/start.c, smp/trampoline.S): page-aligned
+ * below 1 MiB, as a STARTUP IPI's vector (TRAMPOLINE >> 12) must say. */
+#define TRAMPOLINE 0x8000
+
 /* Vectors. */
 #define VEC_DE 0
 #define VEC_DB 1
@@ -97,6 +101,11 @@ unsigned this_cpu(void);
 void apic_start_cpu(unsigned apic_id, unsigned vector); /* INIT, STARTUP, STARTUP */
 void apic_timer_stop(void);
 uint32_t apic_timer_count(void); /* the current count of the one-shot timer */
+/* smp/start.c: the trampoline put in place (once, before the first ap_start), and CPU `cpu`
+ * started through it on stacks of its own (cpu_stacks[cpu]); it calls secondary_main(cpu). */
+void ap_install_trampoline(void);
+void ap_start(unsigned cpu);
+void secondary_main(unsigned cpu);
 
 /* The stacks (stacks.S; each one's lowest address), declared to walks in walk.c. */
 extern uint8_t task_stack[], irq_stack[], df_stack[], nmi_stack[], small_stack[];

@@ -1,30 +1,18 @@
 /* The x86_64 SMP kernel (smp.elf, booted with -smp 2, without -icount): scenario 9 (common/smp.c).
- * CPU 0 starts the others with INIT and STARTUP IPIs into a real-mode trampoline (trampoline.S),
- * each on its own stacks, GDT and TSS (IST stacks for the timer, NMIs and double faults); every
- * CPU takes its own local APIC timer ticks and checks a walk from each while CPU 0 loads,
- * registers, unregisters and poisons the module 2000 times. This file is the x86_64 glue: the
- * CPUs, the time, the call decoding. */
+ * CPU 0 starts the others with INIT and STARTUP IPIs into a real-mode trampoline (start.c,
+ * trampoline.S), each on its own stacks, GDT and TSS (IST stacks for the timer, NMIs and double
+ * faults); every CPU takes its own local APIC timer ticks and checks a walk from each while CPU 0
+ * loads, registers, unregisters and poisons the module 2000 times. This file is the x86_64 glue:
+ * the CPUs, the time, the call decoding. */
 #include "x86.h"
 #include "smp.h"
 
-#define TRAMPOLINE 0x8000
 #ifndef SMP_NCPUS
 #define SMP_NCPUS 2 /* as many as the run's -smp */
 #endif
 #define PERIOD_NS 100000 /* 100 us to 200 us between ticks, per CPU */
 
-extern const uint8_t ap_trampoline[], ap_trampoline_end[], ap_trampoline_cr3[];
 extern char ap_entry64[], _start[];
-void secondary_main(unsigned cpu);
-volatile uint64_t ap_boot_stack; /* trampoline.S reads these */
-volatile uint32_t ap_boot_cpu;
-
-#define ALIGNED __attribute__((aligned(4096)))
-static uint8_t task_stacks[X86_MAX_CPUS - 1][TASK_STACK_SIZE] ALIGNED;
-static uint8_t irq_stacks[X86_MAX_CPUS - 1][IRQ_STACK_SIZE] ALIGNED;
-static uint8_t df_stacks[X86_MAX_CPUS - 1][DF_STACK_SIZE] ALIGNED;
-static uint8_t nmi_stacks[X86_MAX_CPUS - 1][NMI_STACK_SIZE] ALIGNED;
-static struct x86_cpu_stacks stacks_of[X86_MAX_CPUS];
 
 static uint64_t tsc_hz;
 
@@ -99,7 +87,7 @@ static void on_tick(struct trap_frame *f) {
 }
 
 void secondary_main(unsigned cpu) {
-  cpu_init_secondary(cpu, &stacks_of[cpu]);
+  cpu_init_secondary(cpu, cpu_stacks[cpu]);
   apic_init();
   apic_timer_oneshot((uint32_t)smp_next_interval(cpu, PERIOD_NS));
   irq_enable();
@@ -129,12 +117,7 @@ static void calibrate_tsc(void) {
 
 /* For smp_start_cpus: 1 when CPU c came up, -1 when it never did. */
 static int start_cpu(unsigned c) {
-  stacks_of[c] = (struct x86_cpu_stacks){task_stacks[c - 1], irq_stacks[c - 1], df_stacks[c - 1],
-                                         nmi_stacks[c - 1]};
-  cpu_stacks[c] = &stacks_of[c];
-  ap_boot_stack = (uint64_t)(uintptr_t)(task_stacks[c - 1] + TASK_STACK_SIZE);
-  ap_boot_cpu = c;
-  apic_start_cpu(c, TRAMPOLINE >> 12);
+  ap_start(c);
   return smp_wait_up(c) ? 1 : -1;
 }
 
@@ -148,13 +131,7 @@ void kernel_main(void) {
   kernel_register_table();
   smp_init();
   calibrate_tsc();
-
-  /* The trampoline, at the address its code was written for, with this CPU's page tables. */
-  volatile uint8_t *t = (volatile uint8_t *)TRAMPOLINE;
-  for (const uint8_t *p = ap_trampoline; p < ap_trampoline_end; p++) *t++ = *p;
-  uint64_t cr3;
-  __asm__ volatile("mov %%cr3, %0" : "=r"(cr3));
-  *(volatile uint32_t *)(uintptr_t)(TRAMPOLINE + (ap_trampoline_cr3 - ap_trampoline)) = (uint32_t)cr3;
+  ap_install_trampoline();
 
   trap_set_handler(VEC_TIMER, on_tick);
   unsigned ncpus = smp_start_cpus(SMP_NCPUS, start_cpu);

@@ -1,5 +1,5 @@
-/* How the other CPUs start (smp/main.c): INIT, then STARTUP IPIs with vector TRAMPOLINE >> 12
- * start a CPU in real mode at TRAMPOLINE:0 (CS = TRAMPOLINE >> 4, IP = 0). main.c copies
+/* How the other CPUs start (start.c): INIT, then STARTUP IPIs with vector TRAMPOLINE >> 12
+ * start a CPU in real mode at TRAMPOLINE:0 (CS = TRAMPOLINE >> 4, IP = 0). start.c copies
  * ap_trampoline there first (it is written for that address: every absolute address below is
  * TRAMPOLINE + its offset) and fills in CR3 and the CPU's stack and index. The trampoline loads
  * its own GDT, enters protected mode, turns on PAE, the kernel's page tables (tr_cr3), long mode
@@ -7,7 +7,6 @@
  * the CPU's outermost frame on its own task stack and calls secondary_main(index). */
 #include "x86.h"
 
-#define TRAMPOLINE 0x8000
 #define AT(label) (TRAMPOLINE + (label) - ap_trampoline)
 #define TR_CS64 0x08
 #define TR_DS 0x10
