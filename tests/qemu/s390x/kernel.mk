@@ -74,7 +74,7 @@ S390X_SMP_MODULE := $(S390X_OUT)/smp-module
 $(eval $(call qemu_smp_module,$(S390X_SMP_MODULE),$(S390X_CC) $(S390X_CFLAGS),$(S390X_LD),s390x-linux-gnu-objcopy,0x800000))
 S390X_EXTRA_OBJS_smp := $(call qemu_smp_objs,$(S390X_OUT)/smp)
 S390X_VFLAGS_smp := -fno-optimize-sibling-calls -DMODULE_BIN='"$(S390X_SMP_MODULE).bin"'
-$(eval $(call s390x_kernel,smp,2,smp/main.c smp/secondary.S))
+$(eval $(call s390x_kernel,smp,2,smp/main.c smp/cpu.c smp/secondary.S))
 $(S390X_OUT)/smp/common/smp-blob.S.o: $(S390X_SMP_MODULE).bin
 S390X_SMP_QEMU := $(filter-out -singlestep -icount shift=0,$(S390X_QEMU)) -smp 2
 QEMU_KERNELS += $(S390X_OUT)/smp.elf

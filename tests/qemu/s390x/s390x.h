@@ -44,6 +44,11 @@
 #define PGM_PER 0x80 /* flag in the program interrupt code */
 #define EXT_CPU_TIMER 0x1005
 
+/* ---- SIGNAL PROCESSOR orders ------------------------------------------------------------------ */
+#define SIGP_STOP 0x05
+#define SIGP_RESTART 0x06
+#define SIGP_SET_PREFIX 0x0d
+
 /* ---- The trap frame -----------------------------------------------------------------------------
  * entry.S copies the interrupted context here, on the stack it switches to, and calls C with the
  * frame's address, 160 bytes (the callee's register save area) above its SP. */
@@ -88,10 +93,24 @@ struct s390x_cpu_stacks {
   char *task_lo, *task_hi, *irq_lo, *irq_hi, *exc_lo, *exc_hi;
 };
 extern const struct s390x_cpu_stacks *cpu_stacks[S390X_MAX_CPUS];
+/* smp/cpu.c: starts CPU c at secondary_entry on stacks of its own. 1: started (SIGP RESTART
+ * accepted), 0: no such CPU, -1: it refused the restart. */
+int s390x_start_cpu(unsigned c);
 static inline unsigned this_cpu(void) {
   uint16_t a;
   __asm__ volatile("stap %0" : "=Q"(a));
   return a;
+}
+
+/* SIGP order to the CPU at address cpu with parameter param: the condition code (0: accepted). */
+static inline int sigp(unsigned cpu, unsigned order, uint64_t param) {
+  register uint64_t r1 __asm__("1") = param;
+  int cc;
+  __asm__ volatile("sigp %[r1],%[cpu],0(%[order])\n\tipm %[cc]\n\tsrl %[cc],28"
+                   : [r1] "+d"(r1), [cc] "=d"(cc)
+                   : [cpu] "d"((uint64_t)cpu), [order] "a"((uint64_t)order)
+                   : "cc", "memory");
+  return cc;
 }
 
 static inline uint64_t stctg0(void) {
