@@ -30,6 +30,9 @@ extern void (*per_event_hook)(struct trap_frame *tf);
  * 1 when it handled the check. */
 extern int (*program_check_hook)(struct trap_frame *tf);
 
+/* Restart interruptions go to this hook (scenario 10); with none set, one ends the run. */
+extern void (*restart_hook)(struct trap_frame *tf);
+
 /* The walk's starting registers: the interrupted PC, r0-r15 and f0-f15, all valid. */
 void trap_regs(const struct trap_frame *tf, struct sfu_regs *regs);
 

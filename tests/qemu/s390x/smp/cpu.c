@@ -1,7 +1,8 @@
 /* Starting the other CPUs of the s390x SMP kernels (smp.elf, crash-smp*.elf): CPU 0 gives a CPU
  * a lowcore of its own (SIGP SET PREFIX) holding CPU 0's new PSWs, a restart new PSW at
  * secondary_entry (secondary.S) and the tops of its own stacks, then starts it with SIGP
- * RESTART. */
+ * RESTART. Its restart new PSW stays secondary_entry: it takes no restart interruption later, so
+ * it has no restart stack (arch_walk_config declares its other three). */
 #include "s390x.h"
 
 #define LOWCORE_SIZE 8192
@@ -21,7 +22,7 @@ int s390x_start_cpu(unsigned c) {
   __asm__("" : "+r"(zero)); /* CPU 0's lowcore, at real address 0 (prefix 0) */
   for (unsigned n = 0; n < 512; n++) lc[n] = ((const volatile uint8_t *)zero)[n];
   char *t = (char *)stack_mem[c - 1][0], *i = (char *)stack_mem[c - 1][1], *e = (char *)stack_mem[c - 1][2];
-  stacks_of[c] = (struct s390x_cpu_stacks){t, t + STACK, i, i + STACK, e, e + STACK};
+  stacks_of[c] = (struct s390x_cpu_stacks){t, t + STACK, i, i + STACK, e, e + STACK, 0, 0};
   cpu_stacks[c] = &stacks_of[c];
   *(uint64_t *)(lc + LC_TASK_STACK) = (uint64_t)(uintptr_t)(t + STACK);
   *(uint64_t *)(lc + LC_IRQ_STACK) = (uint64_t)(uintptr_t)(i + STACK);
