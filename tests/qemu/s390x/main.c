@@ -13,6 +13,7 @@ void kernel_main(void) {
   failed += scenario_sampling();
   failed += scenario_single_step();
   failed += scenario_irq_fault();
+  failed += scenario_reentry();
   failed += scenario_fpr_ra();
   failed += scenario_corrupt();
   kernel_done(failed);

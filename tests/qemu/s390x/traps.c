@@ -1,4 +1,4 @@
-/* s390x test kernel: program checks (faults on purpose, PER events), restart
+/* s390x test kernel: program checks (faults on purpose, no-fault reads, PER events), restart
  * interruptions, the walk configuration, and the way out of QEMU. */
 #include "traps.h"
 
@@ -6,10 +6,12 @@ struct extable_entry {
   uint64_t insn, resume;
 };
 extern const struct extable_entry __start_ex_table[], __stop_ex_table[]; /* kernel.ld */
+extern const struct extable_entry __start_fixup_table[], __stop_fixup_table[];
 
 void (*per_event_hook)(struct trap_frame *tf);
 int (*program_check_hook)(struct trap_frame *tf);
 void (*restart_hook)(struct trap_frame *tf);
+volatile unsigned fixups_taken;
 
 static const char *fault_name, *fault_expect;
 static const char *handler_name, *handler_expect;
@@ -73,7 +75,14 @@ void program_check_handler(struct trap_frame *tf) {
     per_event_hook(tf);
     if ((code & ~PGM_PER) == 0) return; /* a PER event alone */
   }
-  const struct extable_entry *e = find_entry(__start_ex_table, __stop_ex_table, tf);
+  /* A no-fault read: resume at its fixup, which reports the read failed. */
+  const struct extable_entry *e = find_entry(__start_fixup_table, __stop_fixup_table, tf);
+  if (e) {
+    fixups_taken++;
+    tf->psw_addr = e->resume;
+    return;
+  }
+  e = find_entry(__start_ex_table, __stop_ex_table, tf);
   if (!e || !fault_name || fault_seen) unexpected("program check", tf);
   fault_seen = 1;
   struct sfu_regs regs;

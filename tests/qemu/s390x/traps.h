@@ -14,6 +14,17 @@
   "\n\t"                               \
   ".popsection\n\t"
 
+/* A read that may fault (a no-fault copy): put FIXUP("0b", "1b") in the same asm statement, with
+ * 0: the load and 1: where to resume when it takes a program check; every such check is counted
+ * in fixups_taken and resumes there, untraced. */
+#define FIXUP(insn, resume)                \
+  ".pushsection __fixup_table, \"a\"\n\t" \
+  ".balign 8\n\t"                         \
+  ".quad " insn ", " resume               \
+  "\n\t"                                  \
+  ".popsection\n\t"
+extern volatile unsigned fixups_taken;
+
 /* The next program check (at an EXTABLE instruction) is traced with kernel_trace(name, expect)
  * from the faulting registers, then the code resumes. */
 void expect_fault(const char *name, const char *expect);
