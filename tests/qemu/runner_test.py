@@ -3,7 +3,8 @@
 made up around the call chain chain_a -> chain_b -> chain_c -> chain_d of the x86_64 gen corpus
 (tests/gen), and each case must pass or fail as it says. The crash runs' checks (run.check_crash)
 start from real serial output instead: the arm64 crash kernels of QEMU_DIR (make qemu-kernels),
-booted once each (a tenth of a second), then changed the ways a broken run would look.
+booted once each (a tenth of a second), then changed the ways a broken run would look; the
+crash-smp kernels of arm64 and s390x too.
 
     runner_test.py SFU CORPUS_DIR [QEMU_DIR]     ends "runner: N passed, M failed"
                                                  QEMU_DIR: CORPUS_DIR/../qemu if not given
@@ -26,6 +27,12 @@ def frame_line(i, pc, source, symbol=None, module='image'):
 # -no-reboot (the runs' own command is tests/qemu/arm64/kernel.mk's).
 ARM64_CRASH_QEMU = ['qemu-system-aarch64', '-machine', 'virt', '-cpu', 'max', '-m', '128M', '-display', 'none',
                     '-nodefaults', '-semihosting', '-serial', 'stdio', '-kernel']
+# The crash-smp kernels: two CPUs, without -icount and -no-reboot (as each kernel.mk boots them).
+CRASH_SMP_QEMU = {
+    'arm64': ARM64_CRASH_QEMU[:-1] + ['-smp', '2', '-kernel'],
+    's390x': ['qemu-system-s390x', '-machine', 's390-ccw-virtio', '-cpu', 'qemu', '-m', '128M', '-display', 'none',
+              '-nodefaults', '-action', 'panic=exit-failure', '-serial', 'stdio', '-smp', '2', '-kernel'],
+}
 
 
 def crash_cases(sfu, qemu_dir, case):
@@ -116,17 +123,19 @@ def crash_cases(sfu, qemu_dir, case):
                                                        '1 boots, not 2'))
 
 
-def crash_smp_cases(sfu, qemu_dir, case):
-    """run.check_crash --crash smp on the arm64 crash-smp kernel's real output and on it broken, and
+def crash_smp_cases(sfu, qemu_dir, arch, case_of):
+    """run.check_crash --crash smp on arch's crash-smp kernel's real output and on it broken, and
     on the real output of the two kernels built to be wrong: crash-smp-nowait (the loser resets
     without sfu_crash_wait: a torn record) and crash-smp-nolock (no print lock: lines
     interleave)."""
-    elfs = {v: os.path.join(qemu_dir, 'arm64', v + '.elf') for v in ('crash-smp', 'crash-smp-nowait',
-                                                                      'crash-smp-nolock')}
+    def case(name, ok):
+        case_of(arch + ': ' + name, ok)
+    elfs = {v: os.path.join(qemu_dir, arch, v + '.elf') for v in ('crash-smp', 'crash-smp-nowait',
+                                                                   'crash-smp-nolock')}
     if not all(os.path.exists(e) for e in elfs.values()):
-        case('the arm64 crash-smp kernels are built (make qemu-kernels): ' + qemu_dir, False)
+        case('the crash-smp kernels are built (make qemu-kernels): ' + qemu_dir, False)
         return
-    smp = ARM64_CRASH_QEMU[:-1] + ['-smp', '2', '-kernel']
+    smp = CRASH_SMP_QEMU[arch]
     out = {v: run.boot(smp + [e], 60, run.CRASH_BOOTS + 1)[0].splitlines() for v, e in elfs.items()}
 
     def failures(lines, elf=elfs['crash-smp']):
@@ -144,9 +153,11 @@ def crash_smp_cases(sfu, qemu_dir, case):
          any('boot 2 printed no record (crash-record-torn)' in w for w in whys) and
          any('sfu_crash_wait answered not' in w for w in whys))
     # Without the lock the two CPUs' lines mix only if both vCPU threads really print at once: on
-    # a loaded host one may print everything within its time slice. Up to 8 boots.
+    # a loaded host one may print everything within its time slice (with two busy host cores, 1
+    # boot in 4 mixed on s390x, whose console writes a line per SERVICE CALL, and 2 in 5 on arm64).
+    # Up to 30 boots, a fifth of a second each: the first that mixes ends the loop.
     mixed_runs = 0
-    for attempt in range(8):
+    for attempt in range(30):
         lines = out['crash-smp-nolock'] if attempt == 0 else \
             run.boot(smp + [elfs['crash-smp-nolock']], 60, run.CRASH_BOOTS + 1)[0].splitlines()
         if any('interleaved output' in w for w in failures(lines, elfs['crash-smp-nolock'])):
@@ -313,8 +324,9 @@ def main():
     case('a machine that keeps resetting is stopped', killed == 'killed at boot 4: the machine kept resetting'
          and output.count('sfu-boot') == 4)
 
-    crash_smp_cases(sfu, sys.argv[3] if len(sys.argv) > 3 else os.path.join(os.path.dirname(os.path.abspath(corpus)), 'qemu'),
-                    case)
+    for arch in sorted(CRASH_SMP_QEMU):
+        crash_smp_cases(sfu, sys.argv[3] if len(sys.argv) > 3 else
+                        os.path.join(os.path.dirname(os.path.abspath(corpus)), 'qemu'), arch, case)
     crash_cases(sfu, sys.argv[3] if len(sys.argv) > 3 else os.path.join(os.path.dirname(os.path.abspath(corpus)), 'qemu'),
                 case)
     print('runner: %d passed, %d failed' % (passed, failed))

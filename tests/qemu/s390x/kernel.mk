@@ -6,6 +6,8 @@
 #   $(QEMU_DIR)/s390x/demo.elf     make demo ARCH=s390x: one fault, its trace (demo.c)
 #   $(QEMU_DIR)/s390x/crash.elf, crash-torn.elf   scenario 8 (common/crash.c): V2 with crash.c
 #                                  and the crash area; booted without -no-reboot
+#   $(QEMU_DIR)/s390x/smp.elf      scenario 9 on two CPUs (below)
+#   $(QEMU_DIR)/s390x/crash-smp.elf (-nowait, -nolock)   scenario 8 on two CPUs (below)
 
 S390X_SRC := tests/qemu/s390x
 S390X_OUT := $(QEMU_DIR)/s390x
@@ -83,6 +85,18 @@ $(S390X_OUT)/smp/common/smp-blob.S.o: $(S390X_SMP_MODULE).bin
 S390X_SMP_QEMU := $(filter-out -singlestep -icount shift=0,$(S390X_QEMU)) -smp 2
 QEMU_KERNELS += $(S390X_OUT)/smp.elf
 QEMU_RUNS += "s390x smp|$(S390X_OUT)/smp.elf|$(S390X_SMP_QEMU)"
+
+# Scenario 8 on two CPUs (common/crash-smp.c): both fault at once, one capture wins. The crash
+# kernel's fault and handler (crash.c) with smp/crash.c's CPU glue; booted like smp.elf, without
+# -no-reboot. crash-smp-nowait forgets sfu_crash_wait (a torn record), crash-smp-nolock the print
+# lock (interleaved traces): their runs must fail (runner_test.py boots them; qemu-test does not).
+S390X_CRASH_SMP_MAINS := crash.c smp/crash.c smp/cpu.c smp/secondary.S
+S390X_CFLAGS_smp/crash := -fno-optimize-sibling-calls
+S390X_VFLAGS_crash-smp-nowait := -DCRASH_SMP_NO_WAIT
+S390X_VFLAGS_crash-smp-nolock := -DCRASH_SMP_NO_LOCK
+$(foreach v,crash-smp crash-smp-nowait crash-smp-nolock,$(eval $(call s390x_kernel,$(v),2,$(S390X_CRASH_SMP_MAINS))))
+QEMU_KERNELS += $(foreach v,crash-smp crash-smp-nowait crash-smp-nolock,$(S390X_OUT)/$(v).elf)
+QEMU_RUNS += "s390x crash-smp|$(S390X_OUT)/crash-smp.elf|$(call qemu_reset_command,$(S390X_SMP_QEMU))|--crash smp"
 
 QEMU_KERNELS += $(S390X_OUT)/gen-v2.elf $(S390X_OUT)/gen-v3.elf $(S390X_OUT)/demo.elf
 QEMU_RUNS += "s390x gen-v2|$(S390X_OUT)/gen-v2.elf|$(S390X_QEMU)" \

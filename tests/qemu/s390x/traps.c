@@ -167,17 +167,21 @@ void arch_walk_config(struct sfu_walk_config *config) {
  * again (boot.S clears .bss itself, and the image has no .data). The CPU then starts from the
  * 8-byte short-format PSW at absolute address 0, which points at _start: bit 12 says short, EA
  * and BA 64-bit addressing. (Subcode 3, "load clear", would load the ELF again, but may clear
- * storage.) */
+ * storage.) The CPU that resets runs the next boot; the others stop (crash-smp: either CPU). */
 #define PSW_SHORT_64 0x0008000180000000ul
 void arch_reset(void) {
   extern char _start[];
   uint64_t psw = PSW_SHORT_64 | (uint32_t)(uintptr_t)_start;
+  /* Absolute 0 is real address 0 for a CPU with prefix 0, and real address P for one with
+   * prefix P (prefixing swaps the two pages): the smp kernels' other CPUs. */
+  uint32_t prefix;
+  __asm__ volatile("stpx %0" : "=Q"(prefix));
   register uint64_t parameter __asm__("2") = 0; /* only subcodes 5 and 6 read it */
   register uint64_t subcode __asm__("3") = 1;
-  __asm__ volatile("stg %1,0\n\t" /* absolute 0: prefix 0, no low-address protection */
+  __asm__ volatile("stg %1,0(%3)\n\t" /* no low-address protection */
                    "diag %0,%2,0x308"
                    : "+d"(parameter)
-                   : "d"(psw), "d"(subcode)
+                   : "d"(psw), "d"(subcode), "a"((uint64_t)prefix)
                    : "cc", "memory");
 }
 
