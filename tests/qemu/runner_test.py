@@ -4,7 +4,7 @@ made up around the call chain chain_a -> chain_b -> chain_c -> chain_d of the x8
 (tests/gen), and each case must pass or fail as it says. The crash runs' checks (run.check_crash)
 start from real serial output instead: the arm64 crash kernels of QEMU_DIR (make qemu-kernels),
 booted once each (a tenth of a second), then changed the ways a broken run would look; the
-crash-smp kernels of arm64 and s390x too.
+crash-smp kernels of arm64 and s390x too, and s390x's reentry-wrong (scenario 10 built to fail).
 
     runner_test.py SFU CORPUS_DIR [QEMU_DIR]     ends "runner: N passed, M failed"
                                                  QEMU_DIR: CORPUS_DIR/../qemu if not given
@@ -27,6 +27,10 @@ def frame_line(i, pc, source, symbol=None, module='image'):
 # -no-reboot (the runs' own command is tests/qemu/arm64/kernel.mk's).
 ARM64_CRASH_QEMU = ['qemu-system-aarch64', '-machine', 'virt', '-cpu', 'max', '-m', '128M', '-display', 'none',
                     '-nodefaults', '-semihosting', '-serial', 'stdio', '-kernel']
+# The s390x scenario kernels' command (tests/qemu/s390x/kernel.mk).
+S390X_QEMU = ['qemu-system-s390x', '-machine', 's390-ccw-virtio', '-cpu', 'qemu', '-m', '128M', '-display', 'none',
+              '-nodefaults', '-no-reboot', '-action', 'panic=exit-failure', '-serial', 'stdio', '-singlestep',
+              '-icount', 'shift=0', '-kernel']
 # The crash-smp kernels: two CPUs, without -icount and -no-reboot (as each kernel.mk boots them).
 CRASH_SMP_QEMU = {
     'arm64': ARM64_CRASH_QEMU[:-1] + ['-smp', '2', '-kernel'],
@@ -180,6 +184,24 @@ def crash_smp_cases(sfu, qemu_dir, arch, case_of):
     case('a line of the other CPU inside a trace fails', any('has a foreign line' in w for w in failures(mixed)))
 
 
+def reentry_wrong_cases(sfu, qemu_dir, case):
+    """The s390x kernel built to fail scenario 10 (reentry-wrong.elf: the restart entry not among
+    the walker's trap entries, the no-fault loads not in the fixup table; gen-v2 is it built
+    right): its run must fail both ways."""
+    elf = os.path.join(qemu_dir, 's390x', 'reentry-wrong.elf')
+    if not os.path.exists(elf):
+        case('s390x: reentry-wrong.elf is built (make qemu-kernels): ' + qemu_dir, False)
+        return
+    lines = run.boot(S390X_QEMU + [elf], 60, 1)[0].splitlines()
+    scenarios, _, fails = run.judge(lines, sfu, elf)
+    whys = [w for _, (_, ws) in sorted(scenarios.items()) for w in ws] + [w for _, w in fails]
+    case('s390x: a restart entry the walker is not told of fails 10-reentry',
+         '10-reentry/restart: the last frame is in rst_entry, not _start' in whys)
+    case('s390x: a no-fault load not in the fixup table fails 10-nofault',
+         any(w.startswith('sfu-error unexpected program check code 0x5 ') for w in whys) and
+         any(w.startswith('10-nofault/beyond-ram: ') for w in whys))
+
+
 def main():
     sfu, corpus = sys.argv[1], sys.argv[2]
     elf = os.path.join(corpus, 'x86_64', 'gcc-O2.elf')
@@ -324,9 +346,10 @@ def main():
     case('a machine that keeps resetting is stopped', killed == 'killed at boot 4: the machine kept resetting'
          and output.count('sfu-boot') == 4)
 
+    qemu_dir = sys.argv[3] if len(sys.argv) > 3 else os.path.join(os.path.dirname(os.path.abspath(corpus)), 'qemu')
     for arch in sorted(CRASH_SMP_QEMU):
-        crash_smp_cases(sfu, sys.argv[3] if len(sys.argv) > 3 else
-                        os.path.join(os.path.dirname(os.path.abspath(corpus)), 'qemu'), arch, case)
+        crash_smp_cases(sfu, qemu_dir, arch, case)
+    reentry_wrong_cases(sfu, qemu_dir, case)
     crash_cases(sfu, sys.argv[3] if len(sys.argv) > 3 else os.path.join(os.path.dirname(os.path.abspath(corpus)), 'qemu'),
                 case)
     print('runner: %d passed, %d failed' % (passed, failed))
