@@ -4,8 +4,8 @@ made up around the call chain chain_a -> chain_b -> chain_c -> chain_d of the x8
 (tests/gen), and each case must pass or fail as it says. The crash runs' checks (run.check_crash)
 start from real serial output instead: the arm64 crash kernels of QEMU_DIR (make qemu-kernels),
 booted once each (a tenth of a second), then changed the ways a broken run would look; and the
-kernels built to be wrong (crash-smp-nowait and crash-smp-nolock of arm64 and x86_64, arm64's
-nofault-nofixup) must fail.
+kernels built to be wrong must fail: crash-smp-nowait and crash-smp-nolock of arm64, x86_64 and
+s390x, arm64's nofault-nofixup and s390x's reentry-wrong (scenario 10 built to fail).
 
     runner_test.py SFU CORPUS_DIR [QEMU_DIR]     ends "runner: N passed, M failed"
                                                  QEMU_DIR: CORPUS_DIR/../qemu if not given
@@ -28,6 +28,20 @@ def frame_line(i, pc, source, symbol=None, module='image'):
 # -no-reboot (the runs' own command is tests/qemu/arm64/kernel.mk's).
 ARM64_CRASH_QEMU = ['qemu-system-aarch64', '-machine', 'virt', '-cpu', 'max', '-m', '128M', '-display', 'none',
                     '-nodefaults', '-semihosting', '-serial', 'stdio', '-kernel']
+# The s390x scenario kernels' command (tests/qemu/s390x/kernel.mk).
+S390X_QEMU = ['qemu-system-s390x', '-machine', 's390-ccw-virtio', '-cpu', 'qemu', '-m', '128M', '-display', 'none',
+              '-nodefaults', '-no-reboot', '-action', 'panic=exit-failure', '-serial', 'stdio', '-singlestep',
+              '-icount', 'shift=0', '-kernel']
+# The crash-smp kernels: two CPUs, without -icount and -no-reboot (as each kernel.mk boots them).
+CRASH_SMP_QEMU = {
+    'arm64': ARM64_CRASH_QEMU[:-1] + ['-smp', '2', '-kernel'],
+    's390x': ['qemu-system-s390x', '-machine', 's390-ccw-virtio', '-cpu', 'qemu', '-m', '128M', '-display', 'none',
+              '-nodefaults', '-action', 'panic=exit-failure', '-serial', 'stdio', '-smp', '2', '-kernel'],
+    # SeaBIOS boots it again after the reset
+    'x86_64': ['qemu-system-x86_64', '-machine', 'q35', '-cpu', 'max', '-m', '128M', '-display', 'none',
+               '-nodefaults', '-serial', 'stdio', '-device', 'isa-debug-exit,iobase=0xf4,iosize=0x04',
+               '-smp', '2', '-kernel'],
+}
 
 
 def crash_cases(sfu, qemu_dir, case):
@@ -118,28 +132,20 @@ def crash_cases(sfu, qemu_dir, case):
                                                        '1 boots, not 2'))
 
 
-# x86_64's crash-smp kernels: tests/qemu/x86_64/kernel.mk's command (SeaBIOS boots them again
-# after the reset).
-X86_CRASH_SMP_QEMU = ['qemu-system-x86_64', '-machine', 'q35', '-cpu', 'max', '-m', '128M', '-display', 'none',
-                      '-nodefaults', '-serial', 'stdio', '-device', 'isa-debug-exit,iobase=0xf4,iosize=0x04',
-                      '-smp', '2', '-kernel']
-
-
-def crash_smp_cases(sfu, qemu_dir, arch, smp, case):
-    """run.check_crash --crash smp on ARCH's crash-smp kernel's real output and on it broken, and
+def crash_smp_cases(sfu, qemu_dir, arch, case_of):
+    """run.check_crash --crash smp on arch's crash-smp kernel's real output and on it broken, and
     on the real output of the two kernels built to be wrong: crash-smp-nowait (the loser resets
     without sfu_crash_wait: a torn record) and crash-smp-nolock (no print lock: lines
-    interleave). smp: the QEMU command, up to the kernel's file name."""
-    elfs = {v: os.path.join(qemu_dir, arch, v + '.elf') for v in ('crash-smp', 'crash-smp-nowait',
-                                                                  'crash-smp-nolock')}
-    if not all(os.path.exists(e) for e in elfs.values()):
-        case('the %s crash-smp kernels are built (make qemu-kernels): %s' % (arch, qemu_dir), False)
-        return
-    out = {v: run.boot(smp + [e], 60, run.CRASH_BOOTS + 1)[0].splitlines() for v, e in elfs.items()}
-    plain_case = case
-
+    interleave)."""
     def case(name, ok):
-        plain_case(arch + ': ' + name, ok)
+        case_of(arch + ': ' + name, ok)
+    elfs = {v: os.path.join(qemu_dir, arch, v + '.elf') for v in ('crash-smp', 'crash-smp-nowait',
+                                                                   'crash-smp-nolock')}
+    if not all(os.path.exists(e) for e in elfs.values()):
+        case('the crash-smp kernels are built (make qemu-kernels): ' + qemu_dir, False)
+        return
+    smp = CRASH_SMP_QEMU[arch]
+    out = {v: run.boot(smp + [e], 60, run.CRASH_BOOTS + 1)[0].splitlines() for v, e in elfs.items()}
 
     def failures(lines, elf=elfs['crash-smp']):
         with tempfile.TemporaryDirectory() as d:
@@ -156,9 +162,11 @@ def crash_smp_cases(sfu, qemu_dir, arch, smp, case):
          any('boot 2 printed no record (crash-record-torn)' in w for w in whys) and
          any('sfu_crash_wait answered not' in w for w in whys))
     # Without the lock the two CPUs' lines mix only if both vCPU threads really print at once: on
-    # a loaded host one may print everything within its time slice. Up to 8 boots.
+    # a loaded host one may print everything within its time slice (with two busy host cores, 1
+    # boot in 4 mixed on s390x, whose console writes a line per SERVICE CALL, and 2 in 5 on arm64).
+    # Up to 30 boots, a fifth of a second each: the first that mixes ends the loop.
     mixed_runs = 0
-    for attempt in range(8):
+    for attempt in range(30):
         lines = out['crash-smp-nolock'] if attempt == 0 else \
             run.boot(smp + [elfs['crash-smp-nolock']], 60, run.CRASH_BOOTS + 1)[0].splitlines()
         if any('interleaved output' in w for w in failures(lines, elfs['crash-smp-nolock'])):
@@ -199,6 +207,24 @@ def nofault_cases(sfu, qemu_dir, case):
     case('a stack read whose abort finds no fixup fails (external abort, trace cut)',
          any(w.startswith('sfu-error unexpected exception: esr 0x96000010 ') for w in whys) and
          any(w.startswith('10-nofault/hole: incomplete trace') for w in whys))
+
+
+def reentry_wrong_cases(sfu, qemu_dir, case):
+    """The s390x kernel built to fail scenario 10 (reentry-wrong.elf: the restart entry not among
+    the walker's trap entries, the no-fault loads not in the fixup table; gen-v2 is it built
+    right): its run must fail both ways."""
+    elf = os.path.join(qemu_dir, 's390x', 'reentry-wrong.elf')
+    if not os.path.exists(elf):
+        case('s390x: reentry-wrong.elf is built (make qemu-kernels): ' + qemu_dir, False)
+        return
+    lines = run.boot(S390X_QEMU + [elf], 60, 1)[0].splitlines()
+    scenarios, _, fails = run.judge(lines, sfu, elf)
+    whys = [w for _, (_, ws) in sorted(scenarios.items()) for w in ws] + [w for _, w in fails]
+    case('s390x: a restart entry the walker is not told of fails 10-reentry',
+         '10-reentry/restart: the last frame is in rst_entry, not _start' in whys)
+    case('s390x: a no-fault load not in the fixup table fails 10-nofault',
+         any(w.startswith('sfu-error unexpected program check code 0x5 ') for w in whys) and
+         any(w.startswith('10-nofault/beyond-ram: ') for w in whys))
 
 
 def main():
@@ -346,9 +372,10 @@ def main():
          and output.count('sfu-boot') == 4)
 
     qemu_dir = sys.argv[3] if len(sys.argv) > 3 else os.path.join(os.path.dirname(os.path.abspath(corpus)), 'qemu')
-    crash_smp_cases(sfu, qemu_dir, 'arm64', ARM64_CRASH_QEMU[:-1] + ['-smp', '2', '-kernel'], case)
-    crash_smp_cases(sfu, qemu_dir, 'x86_64', X86_CRASH_SMP_QEMU, case)
+    for arch in sorted(CRASH_SMP_QEMU):
+        crash_smp_cases(sfu, qemu_dir, arch, case)
     nofault_cases(sfu, qemu_dir, case)
+    reentry_wrong_cases(sfu, qemu_dir, case)
     crash_cases(sfu, qemu_dir, case)
     print('runner: %d passed, %d failed' % (passed, failed))
     return 0 if failed == 0 else 1

@@ -25,20 +25,23 @@ _start:
 	stg %r1, LC_IRQ_STACK
 	larl %r1, exc_stack_hi
 	stg %r1, LC_EXC_STACK
+	larl %r1, rst_stack_hi
+	stg %r1, LC_RST_STACK
 	larl %r15, task_stack_hi
 	aghi %r15, -STACK_FRAME_OVERHEAD
 	xc 0(8,%r15), 0(%r15)          /* back chain 0, for debuggers */
 
-	/* New PSWs: 64-bit mode, interrupts masked; program checks and external interrupts go to
-	 * entry.S, the others are not expected and stop in unexpected_entry. */
+	/* New PSWs: 64-bit mode, interrupts masked; program checks, external and restart
+	 * interruptions go to entry.S, the others are not expected and stop in unexpected_entry. */
 	llihl %r0, PSW_MASK_64 >> 32
 	oilh %r0, (PSW_MASK_64 >> 16) & 0xffff
 	larl %r1, pgm_entry
 	stmg %r0, %r1, LC_PGM_NEW_PSW
 	larl %r1, ext_entry
 	stmg %r0, %r1, LC_EXT_NEW_PSW
-	larl %r1, unexpected_entry
+	larl %r1, rst_entry
 	stmg %r0, %r1, LC_RESTART_NEW_PSW
+	larl %r1, unexpected_entry
 	stmg %r0, %r1, LC_SVC_NEW_PSW
 	stmg %r0, %r1, LC_MCCK_NEW_PSW
 	stmg %r0, %r1, LC_IO_NEW_PSW
@@ -53,10 +56,12 @@ _start:
 	.cfi_endproc
 	.size _start, .-_start
 
-/* Stacks: the walker is told about each (arch_walk_config). 16 KiB apiece. */
+/* Stacks: the walker is told about each (arch_walk_config). 16 KiB apiece; the restart
+ * interruption's (entry.S) 8 KiB. */
 	.section .bss.stacks, "aw", @nobits
 	.balign 4096
 	.globl task_stack_lo, task_stack_hi, irq_stack_lo, irq_stack_hi, exc_stack_lo, exc_stack_hi
+	.globl rst_stack_lo, rst_stack_hi
 task_stack_lo:
 	.skip 16384
 task_stack_hi:
@@ -66,5 +71,8 @@ irq_stack_hi:
 exc_stack_lo:
 	.skip 16384
 exc_stack_hi:
+rst_stack_lo:
+	.skip 8192
+rst_stack_hi:
 
 	.section .note.GNU-stack, "", @progbits

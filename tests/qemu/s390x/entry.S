@@ -5,9 +5,9 @@
  * its SP 160 bytes below the frame. On return it loads the (possibly changed) context back.
  *
  * The walker crosses this code through the trap layout (arch_walk_config): a return address into
- * [pgm_entry, pgm_entry_end) or [ext_entry, ext_entry_end) means "the registers are in the trap
- * frame at SP + 160". Its CFI calls it outermost (RA undefined): a walk given no trap layout ends
- * here, cleanly. */
+ * [pgm_entry, pgm_entry_end), [ext_entry, ext_entry_end) or [rst_entry, rst_entry_end) means "the
+ * registers are in the trap frame at SP + 160". Its CFI calls it outermost (RA undefined): a walk
+ * given no trap layout ends here, cleanly. */
 #include "s390x.h"
 
 /* Copies the interrupted context from the lowcore into a trap frame on STACK (the lowcore slot
@@ -30,8 +30,12 @@
 	.endr
 	.ifc \old_psw, LC_PGM_OLD_PSW
 	mvc STACK_FRAME_OVERHEAD+TF_INT_CODE(4,%r15), LC_PGM_ILC
-	.else
+	.endif
+	.ifc \old_psw, LC_EXT_OLD_PSW
 	mvc STACK_FRAME_OVERHEAD+TF_INT_CODE(4,%r15), LC_EXT_CPU_ADDR
+	.endif
+	.ifc \old_psw, LC_RESTART_OLD_PSW
+	xc STACK_FRAME_OVERHEAD+TF_INT_CODE(4,%r15), STACK_FRAME_OVERHEAD+TF_INT_CODE(%r15)
 	.endif
 	la %r2, STACK_FRAME_OVERHEAD(%r15)
 	brasl %r14, \handler
@@ -49,8 +53,11 @@
 	.text
 	TRAP_ENTRY pgm_entry, LC_PGM_SAVE, LC_PGM_OLD_PSW, LC_EXC_STACK, program_check_handler
 	TRAP_ENTRY ext_entry, LC_EXT_SAVE, LC_EXT_OLD_PSW, LC_IRQ_STACK, external_handler
+/* The restart interruption cannot be masked: it comes inside the other handlers too (scenario
+ * 10 sends one inside a tick's walk). Its own old PSW, save area and stack keep theirs intact. */
+	TRAP_ENTRY rst_entry, LC_RST_SAVE, LC_RESTART_OLD_PSW, LC_RST_STACK, restart_handler
 
-/* Restart, SVC, machine check and I/O interrupts: none is expected. Say so and end the run. */
+/* SVC, machine check and I/O interrupts: none is expected. Say so and end the run. */
 	.globl unexpected_entry
 	.type unexpected_entry, @function
 unexpected_entry:

@@ -6,6 +6,8 @@
 #   $(QEMU_DIR)/s390x/demo.elf     make demo ARCH=s390x: one fault, its trace (demo.c)
 #   $(QEMU_DIR)/s390x/crash.elf, crash-torn.elf   scenario 8 (common/crash.c): V2 with crash.c
 #                                  and the crash area; booted without -no-reboot
+#   $(QEMU_DIR)/s390x/smp.elf      scenario 9 on two CPUs (below)
+#   $(QEMU_DIR)/s390x/crash-smp.elf (-nowait, -nolock)   scenario 8 on two CPUs (below)
 
 S390X_SRC := tests/qemu/s390x
 S390X_OUT := $(QEMU_DIR)/s390x
@@ -17,10 +19,14 @@ S390X_ASFLAGS := -I$(S390X_SRC)
 # so every caller frame is a call the runner can check.
 S390X_CFLAGS_sampling := -fno-optimize-sibling-calls
 S390X_CFLAGS_stepping := -fno-optimize-sibling-calls
+# Scenario 10's walks must cross only calls (@callers): its task, its handlers and its hook.
+S390X_CFLAGS_reentry := -fno-optimize-sibling-calls
 S390X_HDRS := $(wildcard $(S390X_SRC)/*.h) $(QEMU_COMMON_HDRS)
-# Everything but the mains: main.c runs the scenarios, demo.c the demo, crash.c scenario 8.
-S390X_SRCS := $(filter-out $(S390X_SRC)/main.c $(S390X_SRC)/demo.c $(S390X_SRC)/crash.c, \
-	$(sort $(wildcard $(S390X_SRC)/*.c $(S390X_SRC)/*.S)))
+# Everything but the mains: main.c runs the scenarios, demo.c the demo, crash.c scenario 8;
+# reentry.c (scenario 10) defines the kernel's sfu_hook_read_nofault, which the crash kernels
+# define themselves: only the scenario kernels link it.
+S390X_SRCS := $(filter-out $(S390X_SRC)/main.c $(S390X_SRC)/demo.c $(S390X_SRC)/crash.c \
+	$(S390X_SRC)/reentry.c, $(sort $(wildcard $(S390X_SRC)/*.c $(S390X_SRC)/*.S)))
 # -action panic=exit-failure: a disabled wait other than the clean one (arch_exit) exits 1.
 # -singlestep: one instruction per translation block. TCG takes interrupts only between blocks,
 # so without it a timer tick lands only after branches; and QEMU 7.2 keeps the condition code
@@ -62,8 +68,13 @@ $(S390X_OUT)/$(1).elf: $$(S390X_OBJS_$(1)) $(S390X_OUT)/$(1)/kernel.ld $(BUILD)/
 	$$(call qemu_sframe_finish,$$@,$(2),all)
 endef
 
-$(eval $(call s390x_kernel,gen-v2,2,main.c))
-$(eval $(call s390x_kernel,gen-v3,3,main.c))
+$(eval $(call s390x_kernel,gen-v2,2,main.c reentry.c))
+$(eval $(call s390x_kernel,gen-v3,3,main.c reentry.c))
+# Scenario 10 alone, built to fail: rst_entry not among the walker's trap entries, the no-fault
+# loads not in the fixup table (runner_test.py boots it; qemu-test does not).
+S390X_VFLAGS_reentry-wrong := -DREENTRY_WRONG
+$(eval $(call s390x_kernel,reentry-wrong,2,main.c reentry.c))
+QEMU_KERNELS += $(S390X_OUT)/reentry-wrong.elf
 $(eval $(call s390x_kernel,demo,2,demo.c))
 $(foreach v,$(QEMU_CRASH_VARIANTS),$(eval $(call s390x_kernel,$(v),2,crash.c)))
 
@@ -74,11 +85,23 @@ S390X_SMP_MODULE := $(S390X_OUT)/smp-module
 $(eval $(call qemu_smp_module,$(S390X_SMP_MODULE),$(S390X_CC) $(S390X_CFLAGS),$(S390X_LD),s390x-linux-gnu-objcopy,0x800000))
 S390X_EXTRA_OBJS_smp := $(call qemu_smp_objs,$(S390X_OUT)/smp)
 S390X_VFLAGS_smp := -fno-optimize-sibling-calls -DMODULE_BIN='"$(S390X_SMP_MODULE).bin"'
-$(eval $(call s390x_kernel,smp,2,smp/main.c smp/secondary.S))
+$(eval $(call s390x_kernel,smp,2,smp/main.c smp/cpu.c smp/secondary.S))
 $(S390X_OUT)/smp/common/smp-blob.S.o: $(S390X_SMP_MODULE).bin
 S390X_SMP_QEMU := $(filter-out -singlestep -icount shift=0,$(S390X_QEMU)) -smp 2
 QEMU_KERNELS += $(S390X_OUT)/smp.elf
 QEMU_RUNS += "s390x smp|$(S390X_OUT)/smp.elf|$(S390X_SMP_QEMU)"
+
+# Scenario 8 on two CPUs (common/crash-smp.c): both fault at once, one capture wins. The crash
+# kernel's fault and handler (crash.c) with smp/crash.c's CPU glue; booted like smp.elf, without
+# -no-reboot. crash-smp-nowait forgets sfu_crash_wait (a torn record), crash-smp-nolock the print
+# lock (interleaved traces): their runs must fail (runner_test.py boots them; qemu-test does not).
+S390X_CRASH_SMP_MAINS := crash.c smp/crash.c smp/cpu.c smp/secondary.S
+S390X_CFLAGS_smp/crash := -fno-optimize-sibling-calls
+S390X_VFLAGS_crash-smp-nowait := -DCRASH_SMP_NO_WAIT
+S390X_VFLAGS_crash-smp-nolock := -DCRASH_SMP_NO_LOCK
+$(foreach v,crash-smp crash-smp-nowait crash-smp-nolock,$(eval $(call s390x_kernel,$(v),2,$(S390X_CRASH_SMP_MAINS))))
+QEMU_KERNELS += $(foreach v,crash-smp crash-smp-nowait crash-smp-nolock,$(S390X_OUT)/$(v).elf)
+QEMU_RUNS += "s390x crash-smp|$(S390X_OUT)/crash-smp.elf|$(call qemu_reset_command,$(S390X_SMP_QEMU))|--crash smp"
 
 QEMU_KERNELS += $(S390X_OUT)/gen-v2.elf $(S390X_OUT)/gen-v3.elf $(S390X_OUT)/demo.elf
 QEMU_RUNS += "s390x gen-v2|$(S390X_OUT)/gen-v2.elf|$(S390X_QEMU)" \

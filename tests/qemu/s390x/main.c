@@ -9,10 +9,14 @@ void kernel_main(void) {
   kputs("sfunwind s390x test kernel\n");
   kernel_register_table();
   int failed = 0;
+#ifdef REENTRY_WRONG /* reentry-wrong.elf: scenario 10 alone, built to fail */
+  kernel_done(scenario_reentry());
+#endif
   failed += scenario_faults();
   failed += scenario_sampling();
   failed += scenario_single_step();
   failed += scenario_irq_fault();
+  failed += scenario_reentry();
   failed += scenario_fpr_ra();
   failed += scenario_corrupt();
   kernel_done(failed);

@@ -8,6 +8,7 @@
 #define LC_EXT_CPU_ADDR 0x84 /* external interrupt: CPU address (2 bytes), then its code (2) */
 #define LC_PGM_ILC 0x8c      /* program interrupt: instruction length (bytes) in bits 13-14, */
                              /* then the interruption code (2 bytes) */
+#define LC_RESTART_OLD_PSW 0x120
 #define LC_EXT_OLD_PSW 0x130
 #define LC_PGM_OLD_PSW 0x150
 #define LC_RESTART_NEW_PSW 0x1a0
@@ -25,6 +26,10 @@
 #define LC_IRQ_STACK 0x300
 #define LC_EXC_STACK 0x308
 #define LC_TASK_STACK 0x310
+/* The restart interruption's own stack and save area: it is taken even inside the other
+ * handlers (it cannot be masked), so it shares neither with them. */
+#define LC_RST_STACK 0x318
+#define LC_RST_SAVE 0x380
 
 /* ---- PSW mask -------------------------------------------------------------------------------- */
 #define PSW_MASK_PER 0x4000000000000000  /* bit 1: PER events */
@@ -44,6 +49,11 @@
 #define PGM_PER 0x80 /* flag in the program interrupt code */
 #define EXT_CPU_TIMER 0x1005
 
+/* ---- SIGNAL PROCESSOR orders ------------------------------------------------------------------ */
+#define SIGP_STOP 0x05
+#define SIGP_RESTART 0x06
+#define SIGP_SET_PREFIX 0x0d
+
 /* ---- The trap frame -----------------------------------------------------------------------------
  * entry.S copies the interrupted context here, on the stack it switches to, and calls C with the
  * frame's address, 160 bytes (the callee's register save area) above its SP. */
@@ -52,7 +62,8 @@
 #define TF_PSW_MASK 128
 #define TF_PSW_ADDR 136
 #define TF_FPRS 144     /* f0-f15, by register number */
-#define TF_INT_CODE 272 /* program: ILC halfword, code halfword; external: CPU, code */
+#define TF_INT_CODE 272 /* program: ILC halfword, code halfword; external: CPU, code; */
+                        /* restart: 0 (it has none) */
 #define TF_SIZE 280
 
 #ifndef __ASSEMBLER__
@@ -72,26 +83,42 @@ _Static_assert(__builtin_offsetof(struct trap_frame, int_code) == TF_INT_CODE, "
 /* Called by entry.S with the interrupted context; they may change the PSW to resume elsewhere. */
 void program_check_handler(struct trap_frame *tf);
 void external_handler(struct trap_frame *tf);
+void restart_handler(struct trap_frame *tf);
 __attribute__((noreturn)) void unexpected_interrupt(void);
 
 /* entry.S: the interrupt entry code, as the walker crosses it. */
-extern char pgm_entry[], pgm_entry_end[], ext_entry[], ext_entry_end[];
+extern char pgm_entry[], pgm_entry_end[], ext_entry[], ext_entry_end[], rst_entry[], rst_entry_end[];
 
 /* boot.S: the stacks. */
 extern char task_stack_lo[], task_stack_hi[], irq_stack_lo[], irq_stack_hi[];
-extern char exc_stack_lo[], exc_stack_hi[];
+extern char exc_stack_lo[], exc_stack_hi[], rst_stack_lo[], rst_stack_hi[];
 
 /* The smp kernel's other CPUs: their stacks (NULL for CPU 0, whose stacks are boot.S's), which
  * arch_walk_config declares for them. this_cpu() is the CPU address (STAP): 0, 1, ... in QEMU. */
 #define S390X_MAX_CPUS 4
 struct s390x_cpu_stacks {
   char *task_lo, *task_hi, *irq_lo, *irq_hi, *exc_lo, *exc_hi;
+  char *rst_lo, *rst_hi; /* NULL: the CPU takes no restart interruption once started */
 };
 extern const struct s390x_cpu_stacks *cpu_stacks[S390X_MAX_CPUS];
+/* smp/cpu.c: starts CPU c at secondary_entry on stacks of its own. 1: started (SIGP RESTART
+ * accepted), 0: no such CPU, -1: it refused the restart. */
+int s390x_start_cpu(unsigned c);
 static inline unsigned this_cpu(void) {
   uint16_t a;
   __asm__ volatile("stap %0" : "=Q"(a));
   return a;
+}
+
+/* SIGP order to the CPU at address cpu with parameter param: the condition code (0: accepted). */
+static inline int sigp(unsigned cpu, unsigned order, uint64_t param) {
+  register uint64_t r1 __asm__("1") = param;
+  int cc;
+  __asm__ volatile("sigp %[r1],%[cpu],0(%[order])\n\tipm %[cc]\n\tsrl %[cc],28"
+                   : [r1] "+d"(r1), [cc] "=d"(cc)
+                   : [cpu] "d"((uint64_t)cpu), [order] "a"((uint64_t)order)
+                   : "cc", "memory");
+  return cc;
 }
 
 static inline uint64_t stctg0(void) {

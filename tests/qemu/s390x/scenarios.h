@@ -8,5 +8,6 @@ int scenario_single_step(void); /* 3: PER instruction-fetch single-step (steppin
 int scenario_irq_fault(void);   /* 4: a fault on the interrupt stack (irq_fault.c) */
 int scenario_fpr_ra(void);      /* 6: return address in a floating-point register (fpr_ra.c) */
 int scenario_corrupt(void);     /* 7: corrupted stacks (corrupt.c) */
+int scenario_reentry(void);     /* 10: a walk inside a walk, a faulting read (reentry.c) */
 
 #endif /* S390X_SCENARIOS_H */

@@ -52,7 +52,13 @@ static void flush_line(void) {
   line_len = 0;
 }
 
+/* Callers hold a print lock on SMP; even without one (crash-smp-nolock) no write leaves the
+ * buffer: its characters just mix. */
 void arch_putc(char c) {
-  sccb.data[line_len++] = c;
-  if (c == '\n' || line_len == LINE_MAX) flush_line();
+  unsigned at = line_len;
+  if (at < LINE_MAX) {
+    sccb.data[at] = c;
+    line_len = at + 1;
+  }
+  if (c == '\n' || line_len >= LINE_MAX) flush_line();
 }

@@ -14,6 +14,17 @@
   "\n\t"                               \
   ".popsection\n\t"
 
+/* A read that may fault (a no-fault copy): put FIXUP("0b", "1b") in the same asm statement, with
+ * 0: the load and 1: where to resume when it takes a program check; every such check is counted
+ * in fixups_taken and resumes there, untraced. */
+#define FIXUP(insn, resume)                \
+  ".pushsection __fixup_table, \"a\"\n\t" \
+  ".balign 8\n\t"                         \
+  ".quad " insn ", " resume               \
+  "\n\t"                                  \
+  ".popsection\n\t"
+extern volatile unsigned fixups_taken;
+
 /* The next program check (at an EXTABLE instruction) is traced with kernel_trace(name, expect)
  * from the faulting registers, then the code resumes. */
 void expect_fault(const char *name, const char *expect);
@@ -29,6 +40,9 @@ extern void (*per_event_hook)(struct trap_frame *tf);
 /* Every program check goes to this hook first while it is set (the crash kernels'); it returns
  * 1 when it handled the check. */
 extern int (*program_check_hook)(struct trap_frame *tf);
+
+/* Restart interruptions go to this hook (scenario 10); with none set, one ends the run. */
+extern void (*restart_hook)(struct trap_frame *tf);
 
 /* The walk's starting registers: the interrupted PC, r0-r15 and f0-f15, all valid. */
 void trap_regs(const struct trap_frame *tf, struct sfu_regs *regs);

@@ -2,8 +2,8 @@
  * CPU 0 gives CPU 1 a lowcore of its own (SIGP SET PREFIX) holding the new PSWs, a restart new
  * PSW at secondary_entry and the tops of its own stacks, then starts it with SIGP RESTART. Every
  * CPU takes its own CPU-timer ticks and checks a walk from each while CPU 0 loads, registers,
- * unregisters and poisons the module 2000 times. This file is the s390x glue: the CPUs, the TOD
- * clock, the call decoding. */
+ * unregisters and poisons the module 2000 times. This file is the s390x glue: the CPUs (started by
+ * cpu.c), the TOD clock, the call decoding. */
 #include "kernel.h"
 #include "s390x.h"
 #include "smp.h"
@@ -14,18 +14,9 @@
 #ifndef SMP_NCPUS
 #define SMP_NCPUS 2 /* as many as the run's -smp */
 #endif
-#define SIGP_STOP 0x05
-#define SIGP_RESTART 0x06
-#define SIGP_SET_PREFIX 0x0d
-#define LOWCORE_SIZE 8192
 
 extern char secondary_entry[], _start[];
 void secondary_main(unsigned cpu);
-
-#define STACK 16384
-static uint8_t lowcores[S390X_MAX_CPUS - 1][LOWCORE_SIZE] __attribute__((aligned(LOWCORE_SIZE)));
-static uint8_t stack_mem[S390X_MAX_CPUS - 1][3][STACK] __attribute__((aligned(4096)));
-static struct s390x_cpu_stacks stacks_of[S390X_MAX_CPUS];
 
 unsigned smp_this_cpu(void) { return this_cpu(); }
 
@@ -87,35 +78,10 @@ void secondary_main(unsigned cpu) {
   }
 }
 
-/* SIGP order to the CPU at address cpu with parameter param: the condition code (0: accepted). */
-static int sigp(unsigned cpu, unsigned order, uint64_t param) {
-  register uint64_t r1 __asm__("1") = param;
-  int cc;
-  __asm__ volatile("sigp %[r1],%[cpu],0(%[order])\n\tipm %[cc]\n\tsrl %[cc],28"
-                   : [r1] "+d"(r1), [cc] "=d"(cc)
-                   : [cpu] "d"((uint64_t)cpu), [order] "a"((uint64_t)order)
-                   : "cc", "memory");
-  return cc;
-}
-
 /* For smp_start_cpus: 1 when CPU c came up, 0 when there is no such CPU, -1 when it never came up. */
 static int start_cpu(unsigned c) {
-  uint8_t *lc = lowcores[c - 1];
-  /* This CPU's lowcore: the same new PSWs (the first 512 bytes hold them; the rest stays 0). */
-  uintptr_t zero = 0;
-  __asm__("" : "+r"(zero)); /* CPU 0's lowcore, at real address 0 (prefix 0) */
-  for (unsigned n = 0; n < 512; n++) lc[n] = ((const volatile uint8_t *)zero)[n];
-  char *t = (char *)stack_mem[c - 1][0], *i = (char *)stack_mem[c - 1][1], *e = (char *)stack_mem[c - 1][2];
-  stacks_of[c] = (struct s390x_cpu_stacks){t, t + STACK, i, i + STACK, e, e + STACK};
-  cpu_stacks[c] = &stacks_of[c];
-  *(uint64_t *)(lc + LC_TASK_STACK) = (uint64_t)(uintptr_t)(t + STACK);
-  *(uint64_t *)(lc + LC_IRQ_STACK) = (uint64_t)(uintptr_t)(i + STACK);
-  *(uint64_t *)(lc + LC_EXC_STACK) = (uint64_t)(uintptr_t)(e + STACK);
-  *(uint64_t *)(lc + LC_RESTART_NEW_PSW) = PSW_MASK_64;
-  *(uint64_t *)(lc + LC_RESTART_NEW_PSW + 8) = (uint64_t)(uintptr_t)secondary_entry;
-  __asm__ volatile("bcr 14,0" ::: "memory");
-  if (sigp(c, SIGP_SET_PREFIX, (uint64_t)(uintptr_t)lc) != 0) return 0;  /* no such CPU */
-  if (sigp(c, SIGP_RESTART, 0) != 0) return -1;
+  int started = s390x_start_cpu(c);
+  if (started <= 0) return started;
   return smp_wait_up(c) ? 1 : -1;
 }
 
