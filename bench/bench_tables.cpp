@@ -1,5 +1,9 @@
 // The table-driven part of `make bench`: walks over synthetic SFrame tables whose size is chosen,
-// so the cost of the lookup can be seen apart from the stack the program happens to have.
+// so the cost of the lookup can be seen apart from the stack the program happens to have. It is
+// linked with the core built without the row cache (bench/no-row-cache.config): every step
+// searches the table, as a cache miss does, so these figures are the lookup's, not the cache's
+// (with the cache, a table of 100 functions would be all hits and one of 100,000 nearly all
+// misses).
 //
 //   scale F    F functions of 64 bytes (an x86_64 V2 table, sorted, 4 rows each); 64 stacks of 64
 //              frames each, every return address in a function picked at random over the whole
@@ -16,11 +20,14 @@
 // The stacks are ordinary memory declared to the walker; the text is never read, so the functions'
 // addresses need no code behind them. Nothing here is a test: sfu_backtrace's answers are checked
 // once against the return addresses planted, then only timed.
-#include "bench/bench_tables.h"
-
+//
+//   bench_tables [--results FILE] [--rounds N]
+// prints the "bench: scale|cold|worst-step ..." lines; with --results also writes their markdown
+// section to FILE (bench_walk puts it into bench/results.md).
 #include <emmintrin.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <algorithm>
@@ -37,6 +44,19 @@ namespace {
 using sfu::test::FdeSpec;
 using sfu::test::FreSpec;
 using sfu::test::TableSpec;
+
+static_assert(CONFIG_SFU_ROW_CACHE == 0, "built with bench/no-row-cache.config: the lookup, not the cache");
+
+struct BenchLine {
+  std::string what;  // "scale", "cold", "worst-step"
+  uint32_t functions;
+  double ns;  // per frame; per step for worst-step
+};
+
+struct WorstCase {
+  std::string table;
+  double ns;
+};
 
 constexpr int kFramesPerWalk = 64;
 constexpr int kStacks = 64;
@@ -58,7 +78,7 @@ double median(std::vector<double> v) {
 }
 
 [[noreturn]] void die(const std::string &what) {
-  fprintf(stderr, "bench_walk: %s\n", what.c_str());
+  fprintf(stderr, "bench_tables: %s\n", what.c_str());
   exit(1);
 }
 
@@ -303,13 +323,6 @@ void worst_step(std::vector<BenchLine> &out, std::vector<WorstCase> &cases) {
   out.push_back({"worst-step", 0, worst});
 }
 
-}  // namespace
-
-void bench_tables(int rounds, std::vector<BenchLine> &lines, std::vector<WorstCase> &cases) {
-  for (uint32_t f : {100u, 1000u, 10000u, 100000u}) scale(f, rounds, lines);
-  worst_step(lines, cases);
-}
-
 std::string bench_line(const BenchLine &l) {
   char buf[128];
   if (l.what == "worst-step")
@@ -317,4 +330,54 @@ std::string bench_line(const BenchLine &l) {
   else
     snprintf(buf, sizeof buf, "bench: %s %u functions %.1f ns/frame", l.what.c_str(), l.functions, l.ns);
   return buf;
+}
+
+void write_section(FILE *out, int rounds, const std::vector<BenchLine> &lines, const std::vector<WorstCase> &cases) {
+  fprintf(out, "## Lookup cost against table size, cold tables, the longest step\n\n");
+  fprintf(out, "bench/bench_tables.cpp, linked with the core built without the row cache "
+               "(bench/no-row-cache.config): every step searches the table, as a cache miss does. "
+               "Synthetic x86_64 V2 tables of F functions of 64 bytes (4 rows each, "
+               "sorted), registered as a kernel registers its image; 64 stacks of 64 frames in plain memory, "
+               "each return address in a function drawn at random over the whole table. scale: one pass "
+               "over the 64 stacks, 4 times, / 16384 frames, median of %d rounds. cold: each walk timed "
+               "alone after clflush of every line of the table (and its block index), median of 192 walks "
+               "/ 64 frames. worst-step: one sfu_walk_next (frame 1 to frame 2) with the table flushed "
+               "first, median of 31, on each adversarial table below; the line gives the largest.\n\n",
+          rounds);
+  fprintf(out, "| functions | ns/frame, warm | ns/frame, cold |\n| ---: | ---: | ---: |\n");
+  for (size_t i = 0; i + 1 < lines.size(); i += 2)
+    if (lines[i].what == "scale") fprintf(out, "| %u | %.1f | %.1f |\n", lines[i].functions, lines[i].ns, lines[i + 1].ns);
+  fprintf(out, "\n| adversarial table | one step, cold (ns) |\n| --- | ---: |\n");
+  for (const WorstCase &c : cases) fprintf(out, "| %s | %.0f |\n", c.table.c_str(), c.ns);
+  fprintf(out, "\n```\n");
+  for (const BenchLine &l : lines) fprintf(out, "%s\n", bench_line(l).c_str());
+  fprintf(out, "```\n");
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  const char *results = nullptr;
+  int rounds = 51;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--results") && i + 1 < argc) {
+      results = argv[++i];
+    } else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) {
+      rounds = atoi(argv[++i]);
+    } else {
+      fprintf(stderr, "usage: %s [--results FILE] [--rounds N]\n", argv[0]);
+      return 2;
+    }
+  }
+  std::vector<BenchLine> lines;
+  std::vector<WorstCase> cases;
+  for (uint32_t f : {100u, 1000u, 10000u, 100000u}) scale(f, rounds, lines);
+  worst_step(lines, cases);
+  for (const BenchLine &l : lines) printf("%s\n", bench_line(l).c_str());
+  if (!results) return 0;
+  FILE *out = fopen(results, "w");
+  if (!out) die("cannot write the results file");
+  write_section(out, rounds, lines, cases);
+  fclose(out);
+  return 0;
 }

@@ -14,9 +14,9 @@
 // over the rounds. Before timing, every method's return addresses are checked against the
 // frame-pointer walk's, so no method is timed doing the wrong thing.
 //
-//   bench_walk [--results FILE] [--footprint FILE] [--rounds N]
+//   bench_walk [--results FILE] [--tables FILE] [--footprint FILE] [--rounds N]
 // prints "bench: <method> <ns> ns/frame" per method; with --results also writes the markdown
-// table (and the footprint section read from --footprint) to FILE.
+// table (and the sections read from --tables, bench_tables's, and --footprint) to FILE.
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
@@ -37,8 +37,8 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
-#include "bench/bench_tables.h"
 #include "sfu/unwind.h"
+#include "sfu_autoconf.h"
 
 #ifndef PT_GNU_SFRAME
 #define PT_GNU_SFRAME 0x6474e554
@@ -281,17 +281,19 @@ std::string cpu_model() {
 }  // namespace
 
 int main(int argc, char **argv) {
-  const char *results = nullptr, *footprint = nullptr;
+  const char *results = nullptr, *tables = nullptr, *footprint = nullptr;
   int rounds = 51;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--results") && i + 1 < argc) {
       results = argv[++i];
+    } else if (!strcmp(argv[i], "--tables") && i + 1 < argc) {
+      tables = argv[++i];
     } else if (!strcmp(argv[i], "--footprint") && i + 1 < argc) {
       footprint = argv[++i];
     } else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) {
       rounds = atoi(argv[++i]);
     } else {
-      fprintf(stderr, "usage: %s [--results FILE] [--footprint FILE] [--rounds N]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--results FILE] [--tables FILE] [--footprint FILE] [--rounds N]\n", argv[0]);
       return 2;
     }
   }
@@ -322,10 +324,6 @@ int main(int argc, char **argv) {
   for (int m = kSfu; m < kMethods; m++) printf("bench: %s %.1f ns/frame\n", kNames[m], per_frame[m]);
   fflush(stdout);
 
-  std::vector<BenchLine> lines;
-  std::vector<WorstCase> cases;
-  bench_tables(rounds, lines, cases);
-  for (const BenchLine &l : lines) printf("%s\n", bench_line(l).c_str());
 
   if (!results) return 0;
   FILE *out = fopen(results, "w");
@@ -336,7 +334,8 @@ int main(int argc, char **argv) {
   utsname u;
   uname(&u);
   fprintf(out, "# sfunwind benchmark results\n\n");
-  fprintf(out, "Written by `make bench` (bench/bench_walk.cpp, the footprint by bench/footprint.cpp). "
+  fprintf(out, "Written by `make bench` (bench/bench_walk.cpp, the table lookups by bench/bench_tables.cpp, "
+               "the footprint by bench/footprint.cpp). "
                "Speed targets are not asserted anywhere.\n\n");
   fprintf(out, "## Walk speed (host x86_64)\n\n");
   fprintf(out, "- machine: %s, %ld CPUs online, Linux %s\n", cpu_model().c_str(),
@@ -355,10 +354,11 @@ int main(int argc, char **argv) {
           "shared virtual machine the medians move by about 20%% from run to run: compare "
           "methods within one run.\n",
           kDepth, kCycle, g_module.table.version, kFrames, rounds, base, kFrames);
-  fprintf(out, "- sfu = sfu_capture_here + sfu_backtrace (the program's table registered with its block index); fp = a loop over [rbp], [rbp + 8] with a "
+  fprintf(out, "- sfu = sfu_capture_here + sfu_backtrace (the program's table registered with its block index; "
+               "the default configuration, so with its row cache of %d entries); fp = a loop over [rbp], [rbp + 8] with a "
                "stack-bounds check; libunwind = unw_backtrace (its fast trace path with a "
                "per-thread cache); libgcc = _Unwind_Backtrace + _Unwind_GetIP from libgcc_s.so.1 "
-               "(looked up by dlsym: libunwind.so exports the same names).\n\n");
+               "(looked up by dlsym: libunwind.so exports the same names).\n\n", CONFIG_SFU_ROW_CACHE);
   fprintf(out, "| method | ns/frame (median) | interquartile range | ns per %d-frame walk |\n",
           kFrames);
   fprintf(out, "| --- | ---: | ---: | ---: |\n");
@@ -368,27 +368,11 @@ int main(int argc, char **argv) {
   fprintf(out, "\nThe same lines as `make bench` prints:\n\n```\n");
   for (int m = kSfu; m < kMethods; m++) fprintf(out, "bench: %s %.1f ns/frame\n", kNames[m], per_frame[m]);
   fprintf(out, "```\n");
-  fprintf(out, "\n## Lookup cost against table size, cold tables, the longest step\n\n");
-  fprintf(out, "bench/bench_tables.cpp: synthetic x86_64 V2 tables of F functions of 64 bytes (4 rows each, "
-               "sorted), registered as a kernel registers its image; 64 stacks of 64 frames in plain memory, "
-               "each return address in a function drawn at random over the whole table. scale: one pass "
-               "over the 64 stacks, 4 times, / 16384 frames, median of %d rounds. cold: each walk timed "
-               "alone after clflush of every line of the table (and its block index), median of 192 walks "
-               "/ 64 frames. worst-step: one sfu_walk_next (frame 1 to frame 2) with the table flushed "
-               "first, median of 31, on each adversarial table below; the line gives the largest.\n\n",
-          rounds);
-  fprintf(out, "| functions | ns/frame, warm | ns/frame, cold |\n| ---: | ---: | ---: |\n");
-  for (size_t i = 0; i + 1 < lines.size(); i += 2)
-    if (lines[i].what == "scale") fprintf(out, "| %u | %.1f | %.1f |\n", lines[i].functions, lines[i].ns, lines[i + 1].ns);
-  fprintf(out, "\n| adversarial table | one step, cold (ns) |\n| --- | ---: |\n");
-  for (const WorstCase &c : cases) fprintf(out, "| %s | %.0f |\n", c.table.c_str(), c.ns);
-  fprintf(out, "\n```\n");
-  for (const BenchLine &l : lines) fprintf(out, "%s\n", bench_line(l).c_str());
-  fprintf(out, "```\n");
-  if (footprint) {
-    std::string fp = slurp(footprint);
-    if (fp.empty()) die("the footprint file is empty or missing");
-    fprintf(out, "\n%s", fp.c_str());
+  for (const char *section : {tables, footprint}) {
+    if (!section) continue;
+    std::string text = slurp(section);
+    if (text.empty()) die((std::string(section) + " is empty or missing").c_str());
+    fprintf(out, "\n%s", text.c_str());
   }
   fclose(out);
   return 0;

@@ -6,7 +6,8 @@
 #                         no arguments, it ends with "walk-x86: N passed, M failed"
 #                         (--clobber-below-sp adds an informational experiment: tests/x86_64/walk.h)
 #   make bench            build/bench/bench_walk: ns per frame of sfunwind, a frame-pointer walk,
-#                         libunwind and libgcc on one 64-deep stack, then the core's .text and
+#                         libunwind and libgcc on one 64-deep stack; bench_tables: the lookup on
+#                         synthetic tables (the core without its row cache); the core's .text and
 #                         the stack a walk needs per architecture; SFrame and .sfu_symbols sizes
 #                         on googletest and the QEMU kernels; writes bench/results.md
 
@@ -46,14 +47,27 @@ BENCH_SIZE_s390x := s390x-linux-gnu-size
 BENCH_STACK_USAGE := $(BENCH_DIR)/stack-usage
 
 # The whole program carries frame records, SFrame rows and DWARF CFI: every method can walk it.
-# bench_tables.cpp builds its synthetic tables with the tests' encoder (tests/support/sframe_builder.cpp).
-BENCH_WALK_SRCS := bench/bench_walk.cpp bench/bench_tables.cpp tests/support/sframe_builder.cpp
-$(BENCH_DIR)/bench_walk: $(BENCH_WALK_SRCS) bench/bench_tables.h tests/support/sframe_builder.h include/sfu/unwind.h \
-		include/sfu/sframe.h $(HOST_DIR)/libsfu.a | $(DEPS_STAMP)
+$(BENCH_DIR)/bench_walk: bench/bench_walk.cpp include/sfu/unwind.h include/sfu/sframe.h $(HOST_DIR)/libsfu.a \
+		| $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(HOST_CXX) -std=c++20 -O2 -g -fno-omit-frame-pointer -Wa,--gsframe -Wall -Wextra -Werror \
-		-I. -Iinclude -Isrc -Itests -I$(BUILD)/config -DSFU_HOSTED=1 -o $@ $(BENCH_WALK_SRCS) $(HOST_DIR)/libsfu.a \
+		-I. -Iinclude -Isrc -Itests -I$(BUILD)/config -DSFU_HOSTED=1 -o $@ $< $(HOST_DIR)/libsfu.a \
 		-lunwind -ldl -pthread
+
+# The lookup on synthetic tables, measured on the host core built without the row cache (a
+# second build of it, as tests/variant builds one); the tables come from the tests' encoder
+# (tests/support/sframe_builder.cpp).
+BENCH_NO_CACHE := $(BENCH_DIR)/no-row-cache
+BENCH_TABLES_SRCS := bench/bench_tables.cpp tests/support/sframe_builder.cpp
+.PHONY: bench-no-row-cache-lib
+bench-no-row-cache-lib:
+	@$(MAKE) --no-print-directory BUILD=$(BENCH_NO_CACHE) KCONFIG_CONFIG=bench/no-row-cache.config \
+		SFU_INSTALL_DEPS=no host >/dev/null
+$(BENCH_DIR)/bench_tables: $(BENCH_TABLES_SRCS) tests/support/sframe_builder.h include/sfu/unwind.h \
+		include/sfu/sframe.h bench-no-row-cache-lib | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(HOST_CXX) -std=c++20 -O2 -g -Wall -Wextra -Werror -I. -Iinclude -Isrc -Itests -I$(BENCH_NO_CACHE)/config \
+		-DSFU_HOSTED=1 -o $@ $(BENCH_TABLES_SRCS) $(BENCH_NO_CACHE)/host/libsfu.a
 
 $(BENCH_DIR)/footprint: bench/footprint.cpp | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -77,10 +91,11 @@ bench-footprint: $(BENCH_DIR)/footprint
 BENCH_SYMBOL_KERNELS := $(foreach a,$(BENCH_ARCHS),$(QEMU_DIR)/$(a)/gen-v2.elf)
 
 .PHONY: bench
-bench: $(BENCH_DIR)/bench_walk bench-footprint tools $(BENCH_SYMBOL_KERNELS)
+bench: $(BENCH_DIR)/bench_walk $(BENCH_DIR)/bench_tables bench-footprint tools $(BENCH_SYMBOL_KERNELS)
 	bash bench/sframe_size.sh $(TOOLS_DIR)/sfu $(BENCH_DIR)/sframe-size $(BENCH_DIR)/sframe-size.md
 	bash bench/symbols_size.sh $(TOOLS_DIR)/sfu $(BENCH_DIR)/symbols $(BENCH_DIR)/symbols.md \
 		googletest=$(BENCH_DIR)/sframe-size/gtest_sample1.elf \
 		$(foreach a,$(BENCH_ARCHS),$(a)=$(QEMU_DIR)/$(a)/gen-v2.elf)
-	$(BENCH_DIR)/bench_walk --results bench/results.md --footprint $(BENCH_DIR)/footprint.md
+	$(BENCH_DIR)/bench_tables --results $(BENCH_DIR)/tables.md
+	$(BENCH_DIR)/bench_walk --results bench/results.md --tables $(BENCH_DIR)/tables.md --footprint $(BENCH_DIR)/footprint.md
 	{ echo; cat $(BENCH_DIR)/sframe-size.md; echo; cat $(BENCH_DIR)/symbols.md; } >> bench/results.md
