@@ -82,6 +82,11 @@ sfu_error row_from_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row
   // A fully validated table (ready 2) had every row checked once, at registration.
   if (t.ready != 2)
     if (sfu_error e = check_fre(t, fde, f)) return e;
+  rules_of_fre(t, fde, f, row);
+  return SFU_OK;
+}
+
+void rules_of_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row &row) {
   row.func_start = fde.start;
   row.func_size = fde.size;
   row.row_start = f.start;
@@ -97,7 +102,7 @@ sfu_error row_from_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row
     row.cfa = make_rule(SFU_RULE_UNDEFINED, 0, 0);
     row.ra = make_rule(SFU_RULE_UNDEFINED, 0, 0);
     row.fp = make_rule(SFU_RULE_UNCHANGED, 0, 0);
-    return SFU_OK;
+    return;
   }
 
   if (fde.flex()) {
@@ -106,7 +111,7 @@ sfu_error row_from_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row
     row.ra = has_ra ? flex_rule(f.raw[2], f.word(3)) : default_ra(t);
     uint32_t fp = flex_fp_index(f);
     row.fp = f.count > fp ? flex_rule(f.raw[fp], f.word(fp + 1)) : default_fp(t);
-    return SFU_OK;
+    return;
   }
 
   uint8_t base = fre_base_sp(f.info) ? abi_sp_reg(t.abi) : abi_fp_reg(t.abi);
@@ -135,7 +140,6 @@ sfu_error row_from_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row
     row.fp = s390x_v2_register(t, w) ? make_rule(SFU_RULE_REGISTER, s390x_v2_regnum(w), 0)
                                       : make_rule(SFU_RULE_AT_CFA, 0, w);
   }
-  return SFU_OK;
 }
 
 }  // namespace sfu::sframe

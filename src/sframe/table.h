@@ -66,7 +66,11 @@ sfu_error check_fre(const sfu_table &t, const Fde &fde, const Fre &fre);
 // The full validation sfu_table_init runs: every FDE, every row, counts and lengths.
 sfu_error validate(const sfu_table &t);
 
-// Turns one FRE into the rules the walker applies.
+// Turns one FRE into the rules the walker applies, checking it first (check_fre) unless the
+// table was fully validated.
 sfu_error row_from_fre(const sfu_table &t, const Fde &fde, const Fre &fre, sfu_row &row);
+
+// The same without the check: for an FRE already checked, or one of a validated table.
+void rules_of_fre(const sfu_table &t, const Fde &fde, const Fre &fre, sfu_row &row);
 
 }  // namespace sfu::sframe

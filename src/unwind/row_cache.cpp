@@ -74,16 +74,12 @@ void remember(Entry &e, uint32_t serial, uint64_t pc, const sfu_row &row) {
 
 }  // namespace
 
-sfu_error find_row(const sfu_module &m, uint64_t pc, sfu_row &row) {
-  if constexpr (kEntries == 0) {
-    return sfu_table_find(&m.table, pc, &row);
-  } else {
-    Entry &e = entry_for(pc);
-    if (cached(e, m.serial, pc, row)) return SFU_OK;
-    sfu_error err = sfu_table_find(&m.table, pc, &row);
-    if (err == SFU_OK && m.serial != 0) remember(e, m.serial, pc, row);
-    return err;
-  }
+bool cached_row(const sfu_module &m, uint64_t pc, sfu_row &row) {
+  return kEntries != 0 && m.serial != 0 && cached(entry_for(pc), m.serial, pc, row);
+}
+
+void remember_row(const sfu_module &m, uint64_t pc, const sfu_row &row) {
+  if (kEntries != 0 && m.serial != 0) remember(entry_for(pc), m.serial, pc, row);
 }
 
 uint32_t next_registration_serial() {
