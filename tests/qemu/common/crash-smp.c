@@ -141,9 +141,16 @@ void crash_fault_taken(const struct sfu_regs *regs, uint32_t detail, uint64_t fa
 #endif
 
   /* Every CPU starts printing at the same moment (so that without the lock the lines would
-   * mix, every run), and everything one CPU prints comes out whole. */
+   * mix, every run), and everything one CPU prints comes out whole. A loser that does not wait
+   * (-DCRASH_SMP_NO_WAIT) does not meet the others either: it prints and resets at once, while
+   * the winner's capture is held (the winner cannot reach the meeting before it is released). */
+  int meets = 1;
+#ifdef CRASH_SMP_NO_WAIT
+  meets = !lost;
+#endif
   STORE(print_ready[cpu], 1);
-  for (unsigned c = 0; c < NCPUS; c++) SPIN_UNTIL(LOAD(print_ready[c]));
+  if (meets)
+    for (unsigned c = 0; c < NCPUS; c++) SPIN_UNTIL(LOAD(print_ready[c]));
   lock_print();
   static char expect[256];
   const char *parts[] = {"crash_fault " RUN_CHAIN_FRAMES " ",
