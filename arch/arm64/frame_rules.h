@@ -27,7 +27,7 @@ struct Arm64 {
     return tbi ? (stripped & ~kTopByte) | (ra & kTopByte) : stripped;
   }
 
-  static uint64_t strip_ra(uint64_t ra, bool signed_ra, const sfu_walk_config &c) {
+  static uint64_t strip_ra(uint64_t ra, bool signed_ra, unsigned va_bits) {
 #if defined(__aarch64__) && !defined(SFU_HOSTED)
     if (signed_ra) {
       // XPACLRI strips LR in place; it is a hint, a no-op on CPUs without PAC.
@@ -38,7 +38,7 @@ struct Arm64 {
 #else
     (void)signed_ra;
 #endif
-    return strip_pac_bits(ra, c.arm64_va_bits, config::kArm64Tbi);  // sfu_walk_start resolved and checked it
+    return strip_pac_bits(ra, va_bits, config::kArm64Tbi);  // sfu_walk_start resolved and checked it
   }
 };
 

@@ -16,7 +16,7 @@ struct S390x {
   static constexpr int64_t kSpFromCfa = -160;
   static constexpr bool kFrameRecords = false;
   static constexpr int64_t kSaveAreaRa = 14 * 8, kSaveAreaFp = 11 * 8;
-  static uint64_t strip_ra(uint64_t ra, bool, const sfu_walk_config &) { return ra; }
+  static uint64_t strip_ra(uint64_t ra, bool, unsigned) { return ra; }
 };
 
 }  // namespace sfu::arch

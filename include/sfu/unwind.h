@@ -229,29 +229,32 @@ struct sfu_walk_config {
 };
 
 /* Caller-owned walk state. Fixed size; its fields are private. It keeps no copy of the start
- * registers: they are read where the caller keeps them (below), and those an entry frame saved
- * are read from the stack when a rule needs one. */
+ * registers or of the configuration: they are read where the caller keeps them (below), and the
+ * registers an entry frame saved are read from the stack when a rule needs one. */
 struct sfu_cursor {
-  struct sfu_walk_config config;
-  const struct sfu_regs *start;       /* the start registers, the caller's */
-  const struct sfu_trap_layout *trap; /* the last entry frame crossed, or NULL */
-  uint64_t trap_sp;                   /* that entry frame's SP */
-  uint64_t pc, sp, fp;                /* the current frame's; fp only if fp_known */
+  const struct sfu_walk_config *config; /* the caller's */
+  const struct sfu_regs *start;         /* the start registers, the caller's */
+  const struct sfu_trap_layout *trap;   /* the last entry frame crossed, or NULL */
+  uint64_t trap_sp;                     /* that entry frame's SP */
+  uint64_t pc, sp, fp;                  /* the current frame's; fp only if fp_known */
   uint64_t prev_cfa;
   const struct sfu_module *module; /* the table for the current PC's lookup, or NULL */
-  int32_t stack_index; /* stack of the current SP */
-  uint32_t frames;     /* frames given so far */
-  uint8_t stop;        /* enum sfu_stop */
-  uint8_t topmost;     /* the current frame may keep RA/FP in registers */
-  uint8_t exact_pc;    /* look the current PC up as is, not PC - 1 */
+  uint32_t max_frames;             /* config's, its defaults applied */
+  int32_t stack_index;             /* stack of the current SP */
+  uint32_t frames;                 /* frames given so far */
+  uint8_t abi, arm64_va_bits;      /* config's, its defaults applied */
+  uint8_t stop;                    /* enum sfu_stop */
+  uint8_t topmost;                 /* the current frame may keep RA/FP in registers */
+  uint8_t exact_pc;                /* look the current PC up as is, not PC - 1 */
   uint8_t reliable;
-  uint8_t last_source; /* enum sfu_frame_source of the current frame */
+  uint8_t last_source;             /* enum sfu_frame_source of the current frame */
   uint8_t fp_known;
 };
 
-/* Prepares a walk from the given registers. They are not copied: keep *regs unchanged until the
- * walk ends, as config's stacks and traps. The first sfu_walk_next gives the frame of the
- * registers themselves; each later one, the caller of the last. */
+/* Prepares a walk from the given registers and configuration. Neither is copied: keep *regs and
+ * *config (and the stacks and traps it names) unchanged until the walk ends. The first
+ * sfu_walk_next gives the frame of the registers themselves; each later one, the caller of the
+ * last. */
 void sfu_walk_start(struct sfu_cursor *cursor, const struct sfu_regs *regs,
                     const struct sfu_walk_config *config);
 

@@ -176,9 +176,9 @@ Walked write_frames(Writer &w, uint32_t num_modules, sfu_cursor &cursor, Visits 
 // One window: from the lowest SP (down to a multiple of 8) to the top of its stack, as much as
 // budget and area allow, read a word at a time as the walk reads. Returns false when it is
 // shorter than that (or not written at all).
-bool write_window(Writer &w, const sfu_walk_config &walk, const Visit &visit, uint32_t &budget,
+bool write_window(Writer &w, const sfu_cursor &walk, const Visit &visit, uint32_t &budget,
                   uint32_t &count) {
-  const sfu_stack &s = walk.stacks[visit.stack];
+  const sfu_stack &s = walk.config->stacks[visit.stack];
   uint64_t lo = visit.low_sp & ~uint64_t(window::kAlign - 1);
   uint64_t stack_lo = (s.lo + window::kAlign - 1) & ~uint64_t(window::kAlign - 1);
   if (lo < stack_lo) lo = stack_lo;
@@ -195,7 +195,7 @@ bool write_window(Writer &w, const sfu_walk_config &walk, const Visit &visit, ui
   bool big = sframe::abi_big_endian(walk.abi);
   for (; got < take; got += 8) {
     uint64_t word;
-    if (!unwind::read_word(walk, lo + got, big, word)) break;
+    if (!unwind::read_word(*walk.config, lo + got, big, word)) break;
     w.put(bytes + got, word, 8);  // the walk's byte order is the record's: the bytes as in memory
   }
   if (got == 0) return false;
@@ -221,10 +221,11 @@ extern "C" enum sfu_error sfu_crash_capture(void *area, size_t size, const struc
   if (!area || !regs || !config) return SFU_E_NULL_ARGUMENT;
   if (uintptr_t(area) % 8 != 0) return SFU_E_CRASH_AREA_MISALIGNED;
   if (size < kFixedSize) return SFU_E_CRASH_AREA_TOO_SMALL;
-  // The windows are read with the walk's own view of the configuration (its defaults applied).
+  // The windows are read, and the header written, with the walk's view of the configuration
+  // (its defaults applied).
   sfu_cursor cursor;
   sfu_walk_start(&cursor, regs, config);
-  const sfu_walk_config &walk = cursor.config;
+  const sfu_cursor &walk = cursor;
   if (!abi_readable(walk.abi)) return SFU_E_CRASH_WRONG_ARCH;
 
   uint32_t *state = state_word(area);

@@ -33,7 +33,7 @@ struct Walk {
   sfu_cursor &c;
 
   sfu_stop read(uint64_t addr, uint64_t &out) const {
-    return read_word(c.config, addr, sframe::abi_big_endian(c.config.abi), out, c.stack_index) ? SFU_STOP_NONE
+    return read_word(*c.config, addr, sframe::abi_big_endian(c.abi), out, c.stack_index) ? SFU_STOP_NONE
                                                                                         : SFU_STOP_READ_REFUSED;
   }
   // A register of the current frame: SP always, FP where known; any other only in a topmost
@@ -142,7 +142,7 @@ sfu_stop eval_fp(const Walk<Arch> &w, const sfu_rule &r, uint64_t cfa, Caller &o
 template <class Arch>
 sfu_stop check_cfa(const sfu_cursor &c, uint64_t cfa, int &stack) {
   uint64_t caller_sp = cfa + uint64_t(Arch::kSpFromCfa);
-  stack = stack_holding(c.config, caller_sp, 0, c.stack_index);
+  stack = stack_holding(*c.config, caller_sp, 0, c.stack_index);
   if (stack < 0) return SFU_STOP_CFA_OUTSIDE_STACK;
   if (stack < c.stack_index) return SFU_STOP_STACK_ORDER;
   if (stack == c.stack_index && (caller_sp < c.sp || cfa < c.prev_cfa))
@@ -168,7 +168,7 @@ sfu_stop from_plain_row(const Walk<Arch> &w, const sfu_row &row, Caller &out, in
   out.cfa = (row.cfa.reg == Arch::kSp ? c.sp : c.fp) + uint64_t(int64_t(row.cfa.offset));
   if (sfu_stop s = check_cfa<Arch>(c, out.cfa, stack)) return s;
   if (sfu_stop s = w.read(out.cfa + uint64_t(int64_t(row.ra.offset)), out.ra)) return s;
-  out.ra = Arch::strip_ra(out.ra, row.flags & SFU_ROW_RA_SIGNED, c.config);
+  out.ra = Arch::strip_ra(out.ra, row.flags & SFU_ROW_RA_SIGNED, c.arm64_va_bits);
   uint64_t fp_slot = out.cfa + uint64_t(int64_t(row.fp.offset));
   if (row.fp.kind == SFU_RULE_UNCHANGED || (fp_slot < c.sp && c.fp_known)) {  // eval_fp says why
     out.fp = c.fp;
@@ -186,7 +186,7 @@ sfu_stop from_row(const Walk<Arch> &w, const sfu_row &row, Caller &out, int &sta
   if (sfu_stop s = eval_cfa(w, row.cfa, out.cfa)) return s;
   if (sfu_stop s = check_cfa<Arch>(w.c, out.cfa, stack)) return s;
   if (sfu_stop s = eval_ra<Arch>(w, row.ra, out.cfa, out.ra)) return s;
-  out.ra = Arch::strip_ra(out.ra, row.flags & SFU_ROW_RA_SIGNED, w.c.config);
+  out.ra = Arch::strip_ra(out.ra, row.flags & SFU_ROW_RA_SIGNED, w.c.arm64_va_bits);
   if (sfu_stop s = eval_fp<Arch>(w, row.fp, out.cfa, out)) return s;
   out.exact_pc = row.flags & SFU_ROW_SIGNAL_FRAME;
   out.source = out.exact_pc ? SFU_SOURCE_SIGNAL_FRAME : SFU_SOURCE_TABLE;
@@ -208,7 +208,7 @@ sfu_stop fallback(const Walk<Arch> &w, Caller &out, int &stack) {
     if (sfu_stop s = check_cfa<Arch>(w.c, out.cfa, stack)) return s;
     if (sfu_stop s = w.read(fp, out.fp)) return s;
     if (sfu_stop s = w.read(fp + 8, out.ra)) return s;
-    out.ra = Arch::strip_ra(out.ra, true, w.c.config);
+    out.ra = Arch::strip_ra(out.ra, true, w.c.arm64_va_bits);
     out.source = SFU_SOURCE_FRAME_POINTER;
   } else {
     if (!config::kBackChainFallback) return SFU_STOP_NO_UNWIND_INFO;
@@ -239,6 +239,7 @@ sfu_stop zero_return_address(const sfu_walk_config &c, const Caller &caller, int
 }
 
 const sfu_trap_entry *trap_for(const sfu_walk_config &c, uint64_t pc) {
+  if (!c.traps) return nullptr;  // a count without the array names no entry code
   for (uint32_t i = 0; i < c.num_traps; i++)
     if (pc >= c.traps[i].start && pc < c.traps[i].end && c.traps[i].layout) return &c.traps[i];
   return nullptr;
@@ -253,7 +254,7 @@ void enter_module(sfu_cursor &c, uint64_t lookup) {
   const sfu_module *m = c.module;
   if (!m || lookup < m->table.text_start || lookup >= m->table.text_end) m = sfu_module_for_pc(lookup);
   c.module = m;
-  if (!c.module && !trap_for(c.config, lookup)) c.reliable = 0;
+  if (!c.module && !trap_for(*c.config, lookup)) c.reliable = 0;
 }
 
 // Crossing entry code: the interrupted context's PC, SP and FP, from where the layout says the
@@ -298,7 +299,7 @@ sfu_stop step(sfu_cursor &c) {
   uint64_t pc = c.pc;
   // A return address points after the call: the call itself is at pc - 1.
   uint64_t lookup = c.exact_pc ? pc : pc - 1;
-  if (const sfu_trap_entry *t = trap_for(c.config, lookup)) return from_trap<Arch>(c, *t->layout);
+  if (const sfu_trap_entry *t = trap_for(*c.config, lookup)) return from_trap<Arch>(c, *t->layout);
   const sfu_module *m = c.module;  // found for this lookup PC when the frame was entered
   if (!m) return SFU_STOP_END;  // outside all known text: nothing more to say
   Caller caller;
@@ -316,7 +317,7 @@ sfu_stop step(sfu_cursor &c) {
   // of the offset, as binutils 2.40 reads them, which is right only for 256-byte blocks (.plt
   // entries are 16). The caller found so is shown, not vouched for.
   bool guessed = e == SFU_OK && (row.flags & SFU_ROW_PCMASK) && m->table.version == sframe::kVersion1;
-  if (caller.ra == 0) return zero_return_address(c.config, caller, stack);
+  if (caller.ra == 0) return zero_return_address(*c.config, caller, stack);
   // A CFA equal to the last one is only allowed across a stack switch.
   if (stack == c.stack_index && caller.cfa == c.prev_cfa)
     return caller.ra == pc ? SFU_STOP_REPEATED_FRAME : SFU_STOP_WRONG_DIRECTION;
@@ -335,7 +336,7 @@ sfu_stop step(sfu_cursor &c) {
 }
 
 sfu_stop step_for_abi(sfu_cursor &c) {
-  switch (c.config.abi) {
+  switch (c.abi) {
 #if SFU_BUILDS_X86_64
     case SFU_ABI_AMD64_LE:
       return step<arch::X86_64>(c);
@@ -369,14 +370,14 @@ void fill_frame(const sfu_cursor &c, sfu_frame &f) {
   f.module = c.module;
   f.source = c.last_source;
   f.reliable = c.reliable;
-  f.stack_kind = uint8_t(c.config.stacks[c.stack_index].kind);
+  f.stack_kind = uint8_t(c.config->stacks[c.stack_index].kind);
   f.index = uint8_t(c.frames - 1 < 255 ? c.frames - 1 : 255);  // advance counted it already
 }
 
 // To the next frame (the first: the start registers' own); false once the walk has stopped.
 bool advance(sfu_cursor &c) {
   if (c.stop != SFU_STOP_NONE) return false;
-  if (c.frames >= c.config.max_frames) {
+  if (c.frames >= c.max_frames) {
     c.stop = SFU_STOP_FRAME_CAP;
     return false;
   }
@@ -417,38 +418,39 @@ extern "C" void sfu_walk_start(struct sfu_cursor *c, const struct sfu_regs *regs
   c->last_source = SFU_SOURCE_REGISTERS;
   c->stack_index = -1;
   c->module = nullptr;
+  c->config = config;
   c->start = regs;
   c->trap = nullptr;
   c->trap_sp = 0;
-  if (!regs || !config) {
+  c->max_frames = CONFIG_SFU_MAX_FRAMES;
+  c->abi = uint8_t(SFU_BUILD_ABI);
+  c->arm64_va_bits = uint8_t(CONFIG_SFU_ARM64_VA_BITS);
+  // No stacks: no SP can be in one. A count without the array is refused here, so the walk
+  // never indexes it.
+  if (!regs || !config || !config->stacks) {
     c->stop = SFU_STOP_BAD_START;
     return;
   }
-  // Field by field: a struct copy of this size would become a call to memcpy.
-  c->config.stacks = config->stacks;
-  c->config.num_stacks = config->stacks ? config->num_stacks : 0;
-  c->config.max_frames = config->max_frames ? config->max_frames : CONFIG_SFU_MAX_FRAMES;
-  c->config.traps = config->traps;
-  c->config.num_traps = config->traps ? config->num_traps : 0;
-  c->config.abi = config->abi ? config->abi : uint8_t(SFU_BUILD_ABI);
-  c->config.arm64_va_bits = config->arm64_va_bits ? config->arm64_va_bits : uint8_t(CONFIG_SFU_ARM64_VA_BITS);
-  uint8_t sp_reg = sfu::sframe::abi_sp_reg(c->config.abi), fp_reg = sfu::sframe::abi_fp_reg(c->config.abi);
+  if (config->max_frames) c->max_frames = config->max_frames;
+  if (config->abi) c->abi = config->abi;
+  if (config->arm64_va_bits) c->arm64_va_bits = config->arm64_va_bits;
+  uint8_t sp_reg = sfu::sframe::abi_sp_reg(c->abi), fp_reg = sfu::sframe::abi_fp_reg(c->abi);
   c->pc = regs->pc;
   c->sp = regs->r[sp_reg];
   c->fp_known = (regs->valid >> fp_reg) & 1;
   c->fp = c->fp_known ? regs->r[fp_reg] : 0;
-  if (!abi_supported(c->config.abi)) {
+  if (!abi_supported(c->abi)) {
     c->stop = SFU_STOP_BAD_START;
     return;
   }
   // The PAC strip mask is 1 << va_bits: a size arm64 does not have is refused, never shifted.
-  uint8_t va_bits = c->config.arm64_va_bits;
-  if (sfu::sframe::abi_aarch64(c->config.abi) && (va_bits < kArm64VaBitsMin || va_bits > kArm64VaBitsMax)) {
+  uint8_t va_bits = c->arm64_va_bits;
+  if (sfu::sframe::abi_aarch64(c->abi) && (va_bits < kArm64VaBitsMin || va_bits > kArm64VaBitsMax)) {
     c->stop = SFU_STOP_BAD_START;
     return;
   }
   enter_module(*c, regs->pc);
-  c->stack_index = ((regs->valid >> sp_reg) & 1) ? stack_holding(c->config, regs->r[sp_reg], 0) : -1;
+  c->stack_index = ((regs->valid >> sp_reg) & 1) ? stack_holding(*config, regs->r[sp_reg], 0) : -1;
   if (c->stack_index < 0) c->stop = SFU_STOP_BAD_START;
 }
 

@@ -173,6 +173,23 @@ TEST(WalkX86_64, BadStart) {
   EXPECT_TRUE(walk(x.start(), c).frames.empty());
 }
 
+TEST(WalkX86_64, ACountWithoutItsArrayIsNeverIndexed) {
+  // The cursor refers to the caller's configuration: a stack count without the stacks is a bad
+  // start (no SP can be in a stack then), a trap count without the traps names no entry code.
+  X86Chain x;
+  sfu_walk_config c = x.mem.config(SFU_ABI_AMD64_LE);
+  c.stacks = nullptr;
+  c.num_stacks = 3;
+  EXPECT_EQ(walk(x.start(), c).stop, SFU_STOP_BAD_START);
+  EXPECT_TRUE(x.mem.reads().empty());
+  c = x.mem.config(SFU_ABI_AMD64_LE);
+  c.traps = nullptr;
+  c.num_traps = 2;
+  Walked w = walk(x.start(), c);
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{x.C + 0x10, x.B + 0x20, x.A + 0x30}));
+  EXPECT_EQ(w.stop, SFU_STOP_END);
+}
+
 TEST(WalkX86_64, FramePointerFallbackIsMarkedUnreliable) {
   // The PC is in registered text that no function covers: one frame-record step.
   X86Chain x;
