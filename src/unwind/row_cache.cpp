@@ -49,8 +49,8 @@ bool cached(const Entry &e, uint32_t serial, uint64_t pc, sfu_row &row) {
   if (seq & 1) return false;
   uint32_t s = __atomic_load_n(&e.serial, __ATOMIC_RELAXED);
   uint64_t p = __atomic_load_n(&e.pc, __ATOMIC_RELAXED);
-  uint64_t w[3];
-  for (int i = 0; i < 3; i++) w[i] = __atomic_load_n(&e.rule[i], __ATOMIC_RELAXED);
+  uint64_t w[3] = {__atomic_load_n(&e.rule[0], __ATOMIC_RELAXED), __atomic_load_n(&e.rule[1], __ATOMIC_RELAXED),
+                   __atomic_load_n(&e.rule[2], __ATOMIC_RELAXED)};
   __atomic_thread_fence(__ATOMIC_ACQUIRE);
   if (__atomic_load_n(&e.seq, __ATOMIC_RELAXED) != seq || s != serial || p != pc) return false;
   row.cfa = unpack(w[0]);
