@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/pin_cpu.h"
 #include "sfu/unwind.h"
 #include "sfu_autoconf.h"
 #include "support/sframe_builder.h"
@@ -369,6 +370,7 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+  pin_to_current_cpu();
   std::vector<BenchLine> lines;
   std::vector<WorstCase> cases;
   for (uint32_t f : {100u, 1000u, 10000u, 100000u}) scale(f, rounds, lines);

@@ -37,6 +37,7 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
+#include "bench/pin_cpu.h"
 #include "sfu/unwind.h"
 #include "sfu_autoconf.h"
 
@@ -226,11 +227,7 @@ void setup() {
       !strstr(info.dli_fname, "libgcc_s"))
     die("_Unwind_Backtrace is not libgcc_s's");
 
-  // Pin to the CPU we are on.
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(sched_getcpu(), &set);
-  sched_setaffinity(0, sizeof set, &set);
+  pin_to_current_cpu();
 }
 
 // Every method must walk kFrames frames and agree with the frame-pointer walk on the return

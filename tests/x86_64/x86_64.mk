@@ -47,7 +47,7 @@ BENCH_SIZE_s390x := s390x-linux-gnu-size
 BENCH_STACK_USAGE := $(BENCH_DIR)/stack-usage
 
 # The whole program carries frame records, SFrame rows and DWARF CFI: every method can walk it.
-$(BENCH_DIR)/bench_walk: bench/bench_walk.cpp include/sfu/unwind.h include/sfu/sframe.h $(HOST_DIR)/libsfu.a \
+$(BENCH_DIR)/bench_walk: bench/bench_walk.cpp bench/pin_cpu.h include/sfu/unwind.h include/sfu/sframe.h $(HOST_DIR)/libsfu.a \
 		| $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(HOST_CXX) -std=c++20 -O2 -g -fno-omit-frame-pointer -Wa,--gsframe -Wall -Wextra -Werror \
@@ -63,7 +63,7 @@ BENCH_TABLES_SRCS := bench/bench_tables.cpp tests/support/sframe_builder.cpp
 bench-no-row-cache-lib:
 	@$(MAKE) --no-print-directory BUILD=$(BENCH_NO_CACHE) KCONFIG_CONFIG=bench/no-row-cache.config \
 		SFU_INSTALL_DEPS=no host >/dev/null
-$(BENCH_DIR)/bench_tables: $(BENCH_TABLES_SRCS) tests/support/sframe_builder.h include/sfu/unwind.h \
+$(BENCH_DIR)/bench_tables: $(BENCH_TABLES_SRCS) bench/pin_cpu.h tests/support/sframe_builder.h include/sfu/unwind.h \
 		include/sfu/sframe.h bench-no-row-cache-lib | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(HOST_CXX) -std=c++20 -O2 -g -Wall -Wextra -Werror -I. -Iinclude -Isrc -Itests -I$(BENCH_NO_CACHE)/config \
