@@ -1,16 +1,63 @@
 // The per-PC row cache (CONFIG_SFU_ROW_CACHE): the row a walk used for a lookup PC, kept so the
-// next walk through that PC skips the function search and the row scan.
+// next walk through that PC skips the function search and the row scan. Direct-mapped, in .bss,
+// shared by every CPU and interrupt level without locks (row_cache.cpp says how).
 #pragma once
 
 #include <stdint.h>
 
+#include "config.h"
 #include "sfu/unwind.h"
 
 namespace sfu::unwind {
 
+// One entry; row_cache.cpp keeps the array and fills it.
+struct RowCacheEntry {
+  uint32_t seq;      // odd while being written
+  uint32_t serial;   // the registration the row came from; 0: empty
+  uint64_t pc;
+  uint64_t rule[3];  // CFA, RA, FP: kind, register, the row's flags (CFA's word only), offset
+};
+inline constexpr uint32_t kRowCacheEntries = config::kRowCacheEntries;
+extern RowCacheEntry g_row_cache[kRowCacheEntries ? kRowCacheEntries : 1];
+
+inline RowCacheEntry &row_cache_entry(uint64_t pc) {
+  // Fibonacci hashing: the top bits of the product mix every bit of the PC.
+  constexpr int kShift = 64 - __builtin_ctz(kRowCacheEntries ? kRowCacheEntries : 1);
+  return g_row_cache[kRowCacheEntries > 1 ? (pc * 0x9e3779b97f4a7c15ull) >> kShift : 0];
+}
+
+// A rule in one word: kind, register, the row's flags (kept in the CFA's word) and the offset.
+static_assert(SFU_ROW_PCMASK <= 0xff, "row flags must fit the byte they are cached in");
+inline uint64_t pack_rule(const sfu_rule &r, uint32_t flags) {
+  return uint64_t(r.kind) | uint64_t(r.reg) << 8 | uint64_t(flags & 0xff) << 16 | uint64_t(uint32_t(r.offset)) << 32;
+}
+inline sfu_rule unpack_rule(uint64_t w) {
+  sfu_rule r{};
+  r.kind = uint8_t(w);
+  r.reg = uint8_t(w >> 8);
+  r.offset = int32_t(uint32_t(w >> 32));
+  return r;
+}
+
 // Whether the cache holds the row of this registration of module `m` for pc; if so, fills the
-// rules and the flags of *row (what a walk uses), nothing else.
-bool cached_row(const sfu_module &m, uint64_t pc, sfu_row &row);
+// rules and the flags of *row (what a walk uses), nothing else. Inline: a cached step's probe.
+inline bool cached_row(const sfu_module &m, uint64_t pc, sfu_row &row) {
+  if (kRowCacheEntries == 0 || m.serial == 0) return false;
+  const RowCacheEntry &e = row_cache_entry(pc);
+  uint32_t seq = __atomic_load_n(&e.seq, __ATOMIC_ACQUIRE);
+  if (seq & 1) return false;
+  uint32_t serial = __atomic_load_n(&e.serial, __ATOMIC_RELAXED);
+  uint64_t at = __atomic_load_n(&e.pc, __ATOMIC_RELAXED);
+  uint64_t w0 = __atomic_load_n(&e.rule[0], __ATOMIC_RELAXED), w1 = __atomic_load_n(&e.rule[1], __ATOMIC_RELAXED),
+           w2 = __atomic_load_n(&e.rule[2], __ATOMIC_RELAXED);
+  __atomic_thread_fence(__ATOMIC_ACQUIRE);
+  if (__atomic_load_n(&e.seq, __ATOMIC_RELAXED) != seq || serial != m.serial || at != pc) return false;
+  row.cfa = unpack_rule(w0);
+  row.ra = unpack_rule(w1);
+  row.fp = unpack_rule(w2);
+  row.flags = uint32_t(w0 >> 16) & 0xff;
+  return true;
+}
 
 // Keeps the row sfu_table_find gave for pc, unless another CPU or an interrupted fill holds the
 // entry.
