@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "sframe/bytes.h"
 #include "sfu/unwind.h"
 
 namespace sfu::unwind {
@@ -28,9 +29,30 @@ inline bool in_stacks(const sfu_walk_config &c, uint64_t addr, uint64_t len, int
   return stack_holding(c, addr, len, hint) >= 0;
 }
 
+// Whether a walk may read the word at addr: aligned, inside a declared stack (hint: as for
+// in_stacks).
+inline bool readable(const sfu_walk_config &c, uint64_t addr, int hint) {
+  return addr % 8 == 0 && in_stacks(c, addr, 8, hint);
+}
+
+// The word at addr, read directly: declared stack memory is mapped by contract, so one aligned
+// access, not split or elided, in the byte order of the walk's ABI.
+inline uint64_t load_stack_word(uint64_t addr, bool big_endian) {
+  uint64_t word = *reinterpret_cast<const volatile uint64_t *>(uintptr_t(addr));
+  return big_endian == sframe::kNativeBigEndian ? word : __builtin_bswap64(word);
+}
+
 // Reads the word at addr in the byte order of the walk's ABI (host builds walk other
-// architectures' stacks; a target build walks its own, so the order is native). hint: as for
-// in_stacks.
+// architectures' stacks; a target build walks its own, so the order is native), through the
+// kernel's no-fault hook if it has one. hint: as for in_stacks.
 bool read_word(const sfu_walk_config &c, uint64_t addr, bool big_endian, uint64_t &out, int hint = -1);
+
+// The same for a step's common path: inline where the kernel has no hook.
+inline bool read_word_inline(const sfu_walk_config &c, uint64_t addr, bool big_endian, uint64_t &out, int hint) {
+  if (sfu_hook_read_nofault) return read_word(c, addr, big_endian, out, hint);
+  if (!readable(c, addr, hint)) return false;
+  out = load_stack_word(addr, big_endian);
+  return true;
+}
 
 }  // namespace sfu::unwind

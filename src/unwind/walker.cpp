@@ -36,6 +36,11 @@ struct Walk {
     return read_word(*c.config, addr, sframe::abi_big_endian(c.abi), out, c.stack_index) ? SFU_STOP_NONE
                                                                                         : SFU_STOP_READ_REFUSED;
   }
+  sfu_stop read_inline(uint64_t addr, uint64_t &out) const {  // the same, for the common rows
+    return read_word_inline(*c.config, addr, sframe::abi_big_endian(c.abi), out, c.stack_index)
+               ? SFU_STOP_NONE
+               : SFU_STOP_READ_REFUSED;
+  }
   // A register of the current frame: SP always, FP where known; any other only in a topmost
   // frame, from the start registers or from the slot the entry frame crossed last saved it in.
   sfu_stop reg(uint32_t n, uint64_t &out) const {
@@ -167,7 +172,7 @@ sfu_stop from_plain_row(const Walk<Arch> &w, const sfu_row &row, Caller &out, in
   const sfu_cursor &c = w.c;
   out.cfa = (row.cfa.reg == Arch::kSp ? c.sp : c.fp) + uint64_t(int64_t(row.cfa.offset));
   if (sfu_stop s = check_cfa<Arch>(c, out.cfa, stack)) return s;
-  if (sfu_stop s = w.read(out.cfa + uint64_t(int64_t(row.ra.offset)), out.ra)) return s;
+  if (sfu_stop s = w.read_inline(out.cfa + uint64_t(int64_t(row.ra.offset)), out.ra)) return s;
   out.ra = Arch::strip_ra(out.ra, row.flags & SFU_ROW_RA_SIGNED, c.arm64_va_bits);
   uint64_t fp_slot = out.cfa + uint64_t(int64_t(row.fp.offset));
   if (row.fp.kind == SFU_RULE_UNCHANGED || (fp_slot < c.sp && c.fp_known)) {  // eval_fp says why
@@ -176,7 +181,7 @@ sfu_stop from_plain_row(const Walk<Arch> &w, const sfu_row &row, Caller &out, in
     return SFU_STOP_NONE;
   }
   out.fp_known = true;
-  return w.read(fp_slot, out.fp);
+  return w.read_inline(fp_slot, out.fp);
 }
 
 template <class Arch>
