@@ -21,6 +21,7 @@
  * the s390x NMI. (A machine check has its own old PSW as well, but the PSW masks it, and
  * QEMU's TCG raises one only for channel reports. QEMU's `nmi` monitor command injects a
  * restart.) */
+#include "reentry.h"
 #include "scenarios.h"
 #include "timer.h"
 #include "traps.h"
@@ -37,7 +38,7 @@
 /* kernel.mk boots with -m 128M: storage from here on does not exist (an addressing exception). */
 #define RAM_END (128ul << 20)
 
-static volatile unsigned restart_at_read, reads, restart_taken;
+
 
 /* One load: 8 bytes when aligned, else 1. 0 when it took a program check: the fixup resumes past
  * the clear of ok. */
@@ -71,42 +72,18 @@ static __attribute__((noipa)) int copy_nofault(uint8_t *dst, uint64_t src, size_
 }
 
 /* The restart comes once SIGP accepted it (QEMU delivers it before the next instruction). */
-static __attribute__((noipa)) void restart_now(void) {
-  if (sigp(this_cpu(), SIGP_RESTART, 0) != 0) return;
-  for (unsigned spins = 0; spins < 100000000 && !restart_taken; spins++) {
-  }
-}
+static void reentry_raise(void) { sigp(this_cpu(), SIGP_RESTART, 0); }
 
 int sfu_hook_read_nofault(void *dst, uint64_t src, size_t len) {
-  unsigned at = restart_at_read;
-  if (at && ++reads == at) {
-    restart_at_read = 0; /* the restart's own walk reads through here too */
-    restart_now();
-  }
+  reentry_before_read();
   return copy_nofault((uint8_t *)dst, src, len);
 }
 
 /* ---- A walk interrupted by a walk ------------------------------------------------------ */
 
-static char restart_text[8192];
-static unsigned restart_len;
-
-static void buffer_putc(void *ctx, char c) {
-  (void)ctx;
-  if (restart_len < sizeof(restart_text) - 1) restart_text[restart_len++] = c;
-}
-static const struct sfu_sink buffer = {buffer_putc, 0};
-
 static void on_restart(struct trap_frame *tf) {
   (void)tf;
-  struct sfu_regs regs;
-  sfu_capture_here(&regs); /* from here: across the entry code's frame, then the walk */
-  struct sfu_walk_config config = {0};
-  arch_walk_config(&config);
-  sfu_print_str(&buffer, "sfu-trace 10-reentry/restart\nsfu-expect @callers _start | end-of-stack\n");
-  sfu_print_backtrace(&buffer, &regs, &config);
-  sfu_print_str(&buffer, "sfu-end\n");
-  restart_taken = 1;
+  reentry_nested_walk("restart");
 }
 
 static volatile int tick_done;
@@ -115,16 +92,7 @@ static void on_tick(struct trap_frame *tf) {
   if (tick_done) return; /* later ticks, until the task stops the timer */
   struct sfu_regs regs;
   trap_regs(tf, &regs);
-  struct sfu_walk_config config = {0};
-  arch_walk_config(&config);
-  reads = 0;
-  restart_at_read = READ_RESTART;
-  /* As kernel_trace prints, without its tail call: every frame of the restart's walk follows a
-   * call. */
-  kputs("sfu-trace 10-reentry/tick\nsfu-expect @callers _start | end-of-stack\n");
-  sfu_print_backtrace(&console, &regs, &config);
-  kputs("sfu-end\n");
-  restart_at_read = 0;
+  reentry_tick_walk(&regs, READ_RESTART);
   tick_done = 1;
 }
 
@@ -140,13 +108,7 @@ static __attribute__((noipa)) int restart_in_walk(void) {
   while (!tick_done) reentry_work();
   timer_stop();
   restart_hook = 0;
-  restart_text[restart_len] = 0;
-  kputs(restart_text);
-  if (!restart_taken) {
-    kputs("sfu-error 10-reentry: no restart interruption inside the walk\n");
-    return 1;
-  }
-  return 0;
+  return reentry_finish("restart interruption");
 }
 
 /* ---- A faulting stack read --------------------------------------------------------------- */

@@ -13,11 +13,12 @@
  *                     guard page below the task stack, declared as part of it): the hook's read
  *                     page-faults, the #PF handler resumes at the fixup, the hook refuses, and
  *                     the walk stops with read-refused; the kernel goes on. */
+#include "reentry.h"
 #include "x86.h"
 
 #define READ_NMI 3
 
-static volatile unsigned nmi_at_read, reads, nmi_taken, faults_fixed;
+static volatile unsigned faults_fixed;
 
 /* One byte at a time; a fault on the load resumes at 2 with failed still 1. */
 static noipa int copy_nofault(uint8_t *dst, uint64_t src, size_t len) {
@@ -37,43 +38,18 @@ static noipa int copy_nofault(uint8_t *dst, uint64_t src, size_t len) {
   return 0;
 }
 
-static noipa void nmi_now(void) {
-  apic_send_nmi_self();
-  for (unsigned spins = 0; spins < 100000000 && !nmi_taken; spins++) {
-  }
-}
+static void reentry_raise(void) { apic_send_nmi_self(); }
 
 int sfu_hook_read_nofault(void *dst, uint64_t src, size_t len) {
-  unsigned at = nmi_at_read;
-  if (at && ++reads == at) {
-    nmi_at_read = 0; /* the NMI's own walk reads through here too */
-    nmi_now();
-  }
+  reentry_before_read();
   return copy_nofault((uint8_t *)dst, src, len);
 }
 
 /* ---- A walk interrupted by a walk ------------------------------------------------------ */
 
-static char nmi_text[8192];
-static unsigned nmi_len;
-
-static void buffer_putc(void *ctx, char c) {
-  (void)ctx;
-  if (c == '\n') buffer_putc(0, '\r');
-  if (nmi_len < sizeof(nmi_text) - 1) nmi_text[nmi_len++] = c;
-}
-static const struct sfu_sink buffer = {buffer_putc, 0};
-
 static void on_nmi(struct trap_frame *f) {
-  struct sfu_regs regs;
   (void)f;
-  sfu_capture_here(&regs); /* from here: across the entry code's frame, then the walk */
-  struct sfu_walk_config config = {0};
-  arch_walk_config(&config);
-  sfu_print_str(&buffer, "sfu-trace 10-reentry/nmi\nsfu-expect @callers _start | end-of-stack\n");
-  sfu_print_backtrace(&buffer, &regs, &config);
-  sfu_print_str(&buffer, "sfu-end\n");
-  nmi_taken = 1;
+  reentry_nested_walk("nmi");
 }
 
 static volatile int tick_done;
@@ -81,15 +57,7 @@ static volatile int tick_done;
 static void on_tick(struct trap_frame *f) {
   struct sfu_regs regs;
   trap_regs(f, &regs);
-  reads = 0;
-  nmi_at_read = READ_NMI;
-  /* As kernel_trace prints, without its tail call: every frame of the NMI's walk follows a call. */
-  struct sfu_walk_config config = {0};
-  arch_walk_config(&config);
-  kputs("sfu-trace 10-reentry/tick\nsfu-expect @callers _start | end-of-stack\n");
-  sfu_print_backtrace(&console, &regs, &config);
-  kputs("sfu-end\n");
-  nmi_at_read = 0;
+  reentry_tick_walk(&regs, READ_NMI);
   tick_done = 1;
   apic_eoi();
 }
@@ -103,13 +71,7 @@ static noipa int nmi_in_walk(void) {
   irq_disable();
   trap_set_handler(VEC_TIMER, 0);
   trap_set_handler(VEC_NMI, 0);
-  nmi_text[nmi_len] = 0;
-  kputs(nmi_text); /* already with \r\n */
-  if (!nmi_taken) {
-    kputs("sfu-error 10-reentry: no NMI inside the walk\n");
-    return 1;
-  }
-  return 0;
+  return reentry_finish("NMI");
 }
 
 /* ---- A faulting stack read --------------------------------------------------------------- */

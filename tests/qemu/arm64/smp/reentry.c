@@ -16,41 +16,22 @@
  *                     the workload, to _start. Printed into a buffer while the tick's trace is
  *                     printed, and after it. Both @callers. */
 #include "arm64.h"
+#include "reentry.h"
 
 #define READ_FIQ 1 /* the first stack read: a walk from the workload has at least one */
 #define SGI_FIQ 1
 
-static volatile unsigned fiq_at_read, reads, fiq_taken;
-
-static __attribute__((noipa)) void fiq_now(void) {
-  gic_send_sgi_self(SGI_FIQ);
-  for (unsigned spins = 0; spins < 100000000 && !fiq_taken; spins++) {
-  }
-}
+static void reentry_raise(void) { gic_send_sgi_self(SGI_FIQ); }
 
 /* Every walk of this kernel reads through here: a plain copy (the MMU is off, nothing faults),
  * and the FIQ at the armed read. */
 int sfu_hook_read_nofault(void *dst, uint64_t src, size_t len) {
-  unsigned at = fiq_at_read;
-  if (at && ++reads == at) {
-    fiq_at_read = 0; /* the FIQ's own walk reads through here too */
-    fiq_now();
-  }
+  reentry_before_read();
   const volatile uint8_t *s = (const volatile uint8_t *)src;
   uint8_t *d = (uint8_t *)dst;
   for (size_t i = 0; i < len; i++) d[i] = s[i];
   return 0;
 }
-
-static char fiq_text[8192];
-static unsigned fiq_len;
-
-static void buffer_putc(void *ctx, char c) {
-  (void)ctx;
-  if (c == '\n') buffer_putc(0, '\r');
-  if (fiq_len < sizeof(fiq_text) - 1) fiq_text[fiq_len++] = c;
-}
-static const struct sfu_sink buffer = {buffer_putc, 0};
 
 static void on_fiq(struct trap_frame *frame) {
   (void)frame;
@@ -62,14 +43,7 @@ static void on_fiq(struct trap_frame *frame) {
     if ((iar & 0x3ff) != GIC_SPURIOUS) gic_eoi(iar);
     return;
   }
-  struct sfu_regs regs;
-  sfu_capture_here(&regs); /* from here: across the entry code's frame, then the walk */
-  struct sfu_walk_config config = {0};
-  arch_walk_config(&config);
-  sfu_print_str(&buffer, "sfu-trace 10-reentry/fiq\nsfu-expect @callers _start | end-of-stack\n");
-  sfu_print_backtrace(&buffer, &regs, &config);
-  sfu_print_str(&buffer, "sfu-end\n");
-  fiq_taken = 1;
+  reentry_nested_walk("fiq");
   gic_eoi(iar);
 }
 
@@ -78,16 +52,8 @@ static volatile int tick_done;
 static void on_tick(struct trap_frame *frame) {
   struct sfu_regs regs;
   trap_regs(frame, &regs);
-  struct sfu_walk_config config = {0};
-  arch_walk_config(&config);
   __asm__ volatile("msr daifclr, #1" ::: "memory"); /* FIQ on, IRQ still masked */
-  reads = 0;
-  fiq_at_read = READ_FIQ;
-  /* As kernel_trace prints, without its tail call: every frame of the FIQ's walk follows a call. */
-  kputs("sfu-trace 10-reentry/tick\nsfu-expect @callers _start | end-of-stack\n");
-  sfu_print_backtrace(&console, &regs, &config);
-  kputs("sfu-end\n");
-  fiq_at_read = 0;
+  reentry_tick_walk(&regs, READ_FIQ);
   __asm__ volatile("msr daifset, #1" ::: "memory");
   timer_stop();
   tick_done = 1;
@@ -99,11 +65,5 @@ int scenario_reentry(void) {
   timer_arm(timer_freq() / 20000, on_tick);
   workload_run(&tick_done);
   set_fiq_hook(0);
-  fiq_text[fiq_len] = 0;
-  kputs(fiq_text);
-  if (!fiq_taken) {
-    kputs("sfu-error 10-reentry: no FIQ inside the walk\n");
-    return 1;
-  }
-  return 0;
+  return reentry_finish("FIQ");
 }
