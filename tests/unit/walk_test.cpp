@@ -665,6 +665,18 @@ TEST(WalkTrapFrames, SavedStackPointerEqualToTheEntryFrame) {
   EXPECT_EQ(w.stop, SFU_STOP_WRONG_DIRECTION);
 }
 
+TEST(WalkTrapFrames, ASavedRegisterIsReadOnlyWhenARuleNeedsIt) {
+  // The cursor keeps PC, SP and FP of the interrupted context; rbx's slot (here, a word no
+  // declared stack holds) is never read, since no row of I names rbx.
+  X86Trap x;
+  x.layout.reg[3] = 0x10000;
+  x.layout.saved |= 1u << 3;
+  Walked w = walk(x.start(), x.config());
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{x.H + 4, x.E + 0x20, x.I, x.J + 0x14}));
+  EXPECT_EQ(w.stop, SFU_STOP_END);
+  expect_clean(x.mem);
+}
+
 TEST(WalkTrapFrames, InterruptedLeafMayKeepItsReturnAddressInTheLinkRegister) {
   // arm64: the interrupted function is a leaf whose RA is still in x30, saved by the entry code.
   const uint64_t N = kText, L = kText + 0x300, H = kText + 0x200, E = kText + 0x900;
@@ -690,6 +702,11 @@ TEST(WalkTrapFrames, InterruptedLeafMayKeepItsReturnAddressInTheLinkRegister) {
   Walked w = walk(regs_with(H + 4, {{SFU_ARM64_SP, 0x7e00}}), c);
   EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{H + 4, E + 0x10, L + 4, N + 0x24}));
   EXPECT_EQ(w.stop, SFU_STOP_END);
+  // x30 is read from its slot when L's row needs it: an unreadable slot stops the walk there.
+  mem.poison(regs_at + 0xf0);
+  w = walk(regs_with(H + 4, {{SFU_ARM64_SP, 0x7e00}}), c);
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{H + 4, E + 0x10, L + 4}));
+  EXPECT_EQ(w.stop, SFU_STOP_READ_REFUSED);
 }
 
 }  // namespace
