@@ -18,6 +18,7 @@ RowCacheEntry g_row_cache[kRowCacheEntries ? kRowCacheEntries : 1];  // zeroed: 
 namespace {
 
 uint32_t g_last_serial;
+uint8_t g_last_filled[kRowCacheSets];  // per set, the way filled last: a hint, read and written racily
 
 void remember(RowCacheEntry &e, uint32_t serial, uint64_t pc, const sfu_row &row) {
   uint32_t seq = __atomic_load_n(&e.seq, __ATOMIC_RELAXED);
@@ -34,7 +35,23 @@ void remember(RowCacheEntry &e, uint32_t serial, uint64_t pc, const sfu_row &row
 }  // namespace
 
 void remember_row(const sfu_module &m, uint64_t pc, const sfu_row &row) {
-  if (kRowCacheEntries != 0 && m.serial != 0) remember(row_cache_entry(pc), m.serial, pc, row);
+  if (kRowCacheEntries == 0 || m.serial == 0) return;
+  uint32_t s = row_cache_set(pc);
+  RowCacheEntry *set = &g_row_cache[s * kRowCacheWays];
+  uint32_t way = 0;
+  if constexpr (kRowCacheWays == 2) {
+    // An empty way, or the one holding this PC for an older registration; else the way not
+    // filled last. Two CPUs choosing at once may pick the same way or fill both: either is a
+    // valid cache, only a less useful one.
+    way = 1u - __atomic_load_n(&g_last_filled[s], __ATOMIC_RELAXED);
+    for (uint32_t w = 0; w < 2; w++)
+      if (__atomic_load_n(&set[w].serial, __ATOMIC_RELAXED) == 0 || __atomic_load_n(&set[w].pc, __ATOMIC_RELAXED) == pc) {
+        way = w;
+        break;
+      }
+    __atomic_store_n(&g_last_filled[s], uint8_t(way), __ATOMIC_RELAXED);
+  }
+  remember(set[way], m.serial, pc, row);
 }
 
 uint32_t next_registration_serial() {

@@ -1,6 +1,6 @@
 // The per-PC row cache (CONFIG_SFU_ROW_CACHE): the row a walk used for a lookup PC, kept so the
-// next walk through that PC skips the function search and the row scan. Direct-mapped, in .bss,
-// shared by every CPU and interrupt level without locks (row_cache.cpp says how).
+// next walk through that PC skips the function search and the row scan. Two-way set-associative,
+// in .bss, shared by every CPU and interrupt level without locks (row_cache.cpp says how).
 #pragma once
 
 #include <stdint.h>
@@ -17,13 +17,18 @@ struct RowCacheEntry {
   uint64_t pc;
   uint64_t rule[3];  // CFA, RA, FP: kind, register, the row's flags (CFA's word only), offset
 };
+// Two ways per set: two hot PCs whose hash meets keep both their rows (one way: they would evict
+// each other on every walk). A fill takes an empty way, or the one holding the same PC for an
+// older registration, else the way not filled last (row_cache.cpp).
 inline constexpr uint32_t kRowCacheEntries = config::kRowCacheEntries;
+inline constexpr uint32_t kRowCacheWays = kRowCacheEntries >= 2 ? 2 : 1;
+inline constexpr uint32_t kRowCacheSets = kRowCacheEntries ? kRowCacheEntries / kRowCacheWays : 1;
 extern RowCacheEntry g_row_cache[kRowCacheEntries ? kRowCacheEntries : 1];
 
-inline RowCacheEntry &row_cache_entry(uint64_t pc) {
-  // Fibonacci hashing: the top bits of the product mix every bit of the PC.
-  constexpr int kShift = 64 - __builtin_ctz(kRowCacheEntries ? kRowCacheEntries : 1);
-  return g_row_cache[kRowCacheEntries > 1 ? (pc * 0x9e3779b97f4a7c15ull) >> kShift : 0];
+// The set of pc: Fibonacci hashing, the top bits of the product mixing every bit of the PC.
+inline uint32_t row_cache_set(uint64_t pc) {
+  constexpr int kShift = 64 - __builtin_ctz(kRowCacheSets);
+  return kRowCacheSets > 1 ? uint32_t((pc * 0x9e3779b97f4a7c15ull) >> kShift) : 0;
 }
 
 // A rule in one word: kind, register, the row's flags (kept in the CFA's word) and the offset.
@@ -39,24 +44,32 @@ inline sfu_rule unpack_rule(uint64_t w) {
   return r;
 }
 
-// Whether the cache holds the row of this registration of module `m` for pc; if so, fills the
-// rules and the flags of *row (what a walk uses), nothing else. Inline: a cached step's probe.
-inline bool cached_row(const sfu_module &m, uint64_t pc, sfu_row &row) {
-  if (kRowCacheEntries == 0 || m.serial == 0) return false;
-  const RowCacheEntry &e = row_cache_entry(pc);
+// Whether entry e holds the row of registration `serial` for pc; if so, fills the rules and the
+// flags of *row. The count is even and unchanged around the copy, or the copy is not used.
+inline bool probe_row(const RowCacheEntry &e, uint32_t serial, uint64_t pc, sfu_row &row) {
   uint32_t seq = __atomic_load_n(&e.seq, __ATOMIC_ACQUIRE);
-  if (seq & 1) return false;
-  uint32_t serial = __atomic_load_n(&e.serial, __ATOMIC_RELAXED);
-  uint64_t at = __atomic_load_n(&e.pc, __ATOMIC_RELAXED);
+  // Another PC: a miss needs no consistent copy (the other way is probed next).
+  if ((seq & 1) || __atomic_load_n(&e.pc, __ATOMIC_RELAXED) != pc) return false;
+  uint32_t held = __atomic_load_n(&e.serial, __ATOMIC_RELAXED);
   uint64_t w0 = __atomic_load_n(&e.rule[0], __ATOMIC_RELAXED), w1 = __atomic_load_n(&e.rule[1], __ATOMIC_RELAXED),
            w2 = __atomic_load_n(&e.rule[2], __ATOMIC_RELAXED);
   __atomic_thread_fence(__ATOMIC_ACQUIRE);
-  if (__atomic_load_n(&e.seq, __ATOMIC_RELAXED) != seq || serial != m.serial || at != pc) return false;
+  if (__atomic_load_n(&e.seq, __ATOMIC_RELAXED) != seq || held != serial) return false;  // PC, rules: one fill
   row.cfa = unpack_rule(w0);
   row.ra = unpack_rule(w1);
   row.fp = unpack_rule(w2);
   row.flags = uint32_t(w0 >> 16) & 0xff;
   return true;
+}
+
+// Whether the cache holds the row of this registration of module `m` for pc; if so, fills the
+// rules and the flags of *row (what a walk uses), nothing else. Inline: a cached step's probe.
+[[gnu::always_inline]] inline bool cached_row(const sfu_module &m, uint64_t pc, sfu_row &row) {
+  if (kRowCacheEntries == 0 || m.serial == 0) return false;
+  const RowCacheEntry *set = &g_row_cache[row_cache_set(pc) * kRowCacheWays];
+  for (uint32_t w = 0; w < kRowCacheWays; w++)
+    if (probe_row(set[w], m.serial, pc, row)) return true;
+  return false;
 }
 
 // Keeps the row sfu_table_find gave for pc, unless another CPU or an interrupted fill holds the
@@ -66,7 +79,7 @@ void remember_row(const sfu_module &m, uint64_t pc, const sfu_row &row);
 // The row of registered module `m` that covers pc, as sfu_table_find finds it: from the cache,
 // or searched and kept. Errors are not cached. Inline, so that a walk's deepest call chain is
 // the search's alone.
-inline sfu_error find_row(const sfu_module &m, uint64_t pc, sfu_row &row) {
+[[gnu::always_inline]] inline sfu_error find_row(const sfu_module &m, uint64_t pc, sfu_row &row) {
   if (cached_row(m, pc, row)) return SFU_OK;
   sfu_error e = sfu_table_find(&m.table, pc, &row);
   if (e == SFU_OK) remember_row(m, pc, row);

@@ -10,6 +10,7 @@
 
 #include "config.h"
 #include "support/fake_machine.h"
+#include "unwind/row_cache.h"
 #include "support/sframe_builder.h"
 
 using namespace sfu::test;
@@ -134,6 +135,38 @@ TEST(RowCache, WalksOnSeveralThreadsGetTheRowOfTheModuleTheyFound) {
   sfu_unregister(&modules[current]);
   EXPECT_GE(checked.load(), 20000);
   EXPECT_EQ(wrong.load(), 0);
+}
+
+TEST(RowCache, TwoPcsOfOneSetKeepBothRowsAThirdReplacesTheOlder) {
+  // Three PCs whose hash picks the same set (found by the cache's own hash), filled in turn.
+  using namespace sfu::unwind;
+  static_assert(kRowCacheWays == 2, "the default cache has two ways per set");
+  sfu_module m{};
+  m.serial = next_registration_serial();
+  std::vector<uint64_t> pcs;
+  for (uint64_t pc = 0x900000; pcs.size() < 3; pc++)
+    if (row_cache_set(pc) == row_cache_set(0x900000)) pcs.push_back(pc);
+  auto row_for = [](uint64_t pc) {
+    sfu_row r{};
+    r.cfa.kind = SFU_RULE_REGISTER;
+    r.cfa.reg = SFU_X86_64_RSP;
+    r.cfa.offset = int32_t(pc & 0xfff);
+    r.ra.kind = SFU_RULE_AT_CFA;
+    r.ra.offset = -8;
+    return r;
+  };
+  auto cached_offset = [&](uint64_t pc) {
+    sfu_row r{};
+    return cached_row(m, pc, r) ? r.cfa.offset : -1;
+  };
+  remember_row(m, pcs[0], row_for(pcs[0]));
+  remember_row(m, pcs[1], row_for(pcs[1]));
+  EXPECT_EQ(cached_offset(pcs[0]), int32_t(pcs[0] & 0xfff));  // one way would have lost it
+  EXPECT_EQ(cached_offset(pcs[1]), int32_t(pcs[1] & 0xfff));
+  remember_row(m, pcs[2], row_for(pcs[2]));
+  EXPECT_EQ(cached_offset(pcs[0]), -1);  // filled first, replaced first
+  EXPECT_EQ(cached_offset(pcs[1]), int32_t(pcs[1] & 0xfff));
+  EXPECT_EQ(cached_offset(pcs[2]), int32_t(pcs[2] & 0xfff));
 }
 
 }  // namespace
