@@ -49,24 +49,27 @@ uint32_t row_key(const sfu_table &t, const Fde &f, uint64_t pc) {
 }
 
 // The section offset of the last row starting at or before key, or 0 for none (no row starts at
-// section offset 0: the header is there). Each row's start (kAddr bytes) and info byte are read,
-// nothing else; a row running past the FRE data, or with an invalid word size, ends the scan with
-// the error a full read would give.
-template <uint32_t kAddr>
+// section offset 0: the header is there). Each row's start (1, 2 or 4 bytes, by the function's
+// row type) and info byte are read, nothing else; a row running past the FRE data, or with an
+// invalid word size, ends the scan with the error a full read would give. One loop for the three
+// start sizes: with the row cache a scan runs only on a miss, so code counts more than the
+// choice of load per row.
 sfu_error scan_rows(const sfu_table &t, const Fde &f, uint32_t key, uint32_t &best) {
   const uint32_t limit = t.fres_at + t.fre_len;
   const bool big = t.big_endian != 0;
+  const uint32_t addr = f.fre_type() == kFreTypeAddr1 ? 1 : f.fre_type() == kFreTypeAddr2 ? 2 : 4;
   uint32_t at = f.fres_at;
   best = 0;
   for (uint32_t j = 0; j < f.num_fres; j++) {
-    if (at < t.fres_at || at > limit || limit - at < kAddr + 1) return SFU_E_FRE_OUT_OF_BOUNDS;
+    if (at < t.fres_at || at > limit || limit - at < addr + 1) return SFU_E_FRE_OUT_OF_BOUNDS;
     const uint8_t *q = t.sec + at;
-    if (uint32_t(load_field<kAddr>(q, big)) > key) break;
-    uint8_t info = q[kAddr];
+    uint64_t start = addr == 1 ? q[0] : addr == 2 ? load_field<2>(q, big) : load_field<4>(q, big);
+    if (uint32_t(start) > key) break;
+    uint8_t info = q[addr];
     uint8_t code = fre_word_size_code(info);
     if (code == kWordSizeInvalid) return SFU_E_BAD_OFFSET_SIZE;
     best = at;
-    at += kAddr + 1 + (uint32_t(fre_word_count(info)) << code);
+    at += addr + 1 + (uint32_t(fre_word_count(info)) << code);
   }
   return SFU_OK;
 }
@@ -90,9 +93,7 @@ extern "C" enum sfu_error sfu_table_find(const struct sfu_table *table, uint64_t
   if (fde.num_fres > sfu::config::kMaxFunctionRows) return SFU_E_TOO_MANY_ROWS;
   if (fde.fre_type() > kFreTypeAddr4) return SFU_E_BAD_FRE_TYPE;
   uint32_t key = row_key(t, fde, pc), best;
-  sfu_error e = fde.fre_type() == kFreTypeAddr1   ? scan_rows<1>(t, fde, key, best)
-                : fde.fre_type() == kFreTypeAddr2 ? scan_rows<2>(t, fde, key, best)
-                                                  : scan_rows<4>(t, fde, key, best);
+  sfu_error e = scan_rows(t, fde, key, best);
   if (e) return e;
   if (!best) return SFU_E_NO_ROW;
   Fre fre;
