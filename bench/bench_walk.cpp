@@ -21,7 +21,6 @@
 #include <elf.h>
 #include <link.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -320,7 +319,6 @@ int main(int argc, char **argv) {
   }
   for (int m = kSfu; m < kMethods; m++) printf("bench: %s %.1f ns/frame\n", kNames[m], per_frame[m]);
   fflush(stdout);
-
 
   if (!results) return 0;
   FILE *out = fopen(results, "w");

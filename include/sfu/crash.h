@@ -4,9 +4,9 @@
  * Freestanding and callable from C. Nothing here allocates or locks, and nothing is kept anywhere
  * but the caller's area: a capture needs about 0.5-0.6 KB of its caller's stack (a walk cursor,
  * the frame being written, the stacks visited) besides the walk's own steps, a print about
- * 0.6 KB (gcc -O2, all three architectures). Capture may run in a panic, an exception handler, an NMI or a nested fault.
- * The byte layout is docs/crash-record.md; a record is written in the target's byte order and
- * says which (its ABI byte), so a host reads any architecture's records.
+ * 0.6 KB (gcc -O2, all three architectures). Capture may run in a panic, an exception handler,
+ * an NMI or a nested fault. The byte layout is docs/crash-record.md; a record is written in the
+ * target's byte order and says which (its ABI byte), so a host reads any architecture's records.
  *
  * Life of a record (the area is memory the caller owns, usually linker/sfunwind-crash.ld's):
  *

@@ -223,9 +223,8 @@ extern "C" enum sfu_error sfu_crash_capture(void *area, size_t size, const struc
   if (size < kFixedSize) return SFU_E_CRASH_AREA_TOO_SMALL;
   // The windows are read, and the header written, with the walk's view of the configuration
   // (its defaults applied).
-  sfu_cursor cursor;
-  sfu_walk_start(&cursor, regs, config);
-  const sfu_cursor &walk = cursor;
+  sfu_cursor walk;
+  sfu_walk_start(&walk, regs, config);
   if (!abi_readable(walk.abi)) return SFU_E_CRASH_WRONG_ARCH;
 
   uint32_t *state = state_word(area);
@@ -238,7 +237,7 @@ extern "C" enum sfu_error sfu_crash_capture(void *area, size_t size, const struc
   uint8_t flags = 0;
   uint32_t num_modules = write_modules(w, flags);
   Visits visits;
-  Walked walked = write_frames(w, num_modules, cursor, visits);
+  Walked walked = write_frames(w, num_modules, walk, visits);
   if (walked.recorded < walked.frames) flags |= kFramesTruncated;
   uint32_t budget = sfu::config::kCrashStackBytes, num_windows = 0;
   if (budget > 0) {  // 0: no stack bytes wanted, so none are missing

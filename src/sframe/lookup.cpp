@@ -98,10 +98,5 @@ extern "C" enum sfu_error sfu_table_find(const struct sfu_table *table, uint64_t
   if (!best) return SFU_E_NO_ROW;
   Fre fre;
   if (sfu_error e2 = read_fre(t, fde, best, fre)) return e2;
-  // Checked and decoded by two calls, not one calling the other: a step's deepest call chain
-  // ends here (on s390x each level costs a 160-byte save area).
-  if (t.ready != 2)
-    if (sfu_error e2 = check_fre(t, fde, fre)) return e2;
-  rules_of_fre(t, fde, fre, *row);
-  return SFU_OK;
+  return row_from_fre(t, fde, fre, *row);
 }

@@ -78,14 +78,6 @@ sfu_error check_fre(const sfu_table &t, const Fde &fde, const Fre &f) {
   return SFU_OK;
 }
 
-sfu_error row_from_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row &row) {
-  // A fully validated table (ready 2) had every row checked once, at registration.
-  if (t.ready != 2)
-    if (sfu_error e = check_fre(t, fde, f)) return e;
-  rules_of_fre(t, fde, f, row);
-  return SFU_OK;
-}
-
 void rules_of_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row &row) {
   row.func_start = fde.start;
   row.func_size = fde.size;

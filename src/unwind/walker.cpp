@@ -117,24 +117,22 @@ sfu_stop eval_ra(const Walk<Arch> &w, const sfu_rule &r, uint64_t cfa, uint64_t 
   return w.reg(uint32_t(Arch::kLinkRegister), ra);
 }
 
+// In an epilogue, after `pop %rbp` or `leave`, gcc's rows still name the save slot, which is now
+// below SP: an interrupt may already have overwritten it, and the register holds the restored
+// value. A slot below SP is dead; the live register, if known, is the caller's FP.
+bool fp_slot_dead(const sfu_cursor &c, uint64_t slot) { return slot < c.sp && c.fp_known; }
+
 // The frame pointer: where it cannot be known the walk goes on without it (a caller further up
 // may not need it); only a refused read stops the walk.
 template <class Arch>
 sfu_stop eval_fp(const Walk<Arch> &w, const sfu_rule &r, uint64_t cfa, Caller &out) {
-  if (r.kind == SFU_RULE_UNCHANGED) {
+  if (r.kind == SFU_RULE_UNCHANGED ||
+      (r.kind == SFU_RULE_AT_CFA && fp_slot_dead(w.c, cfa + uint64_t(int64_t(r.offset))))) {
     out.fp_known = w.c.fp_known;
     out.fp = w.c.fp;
     return SFU_STOP_NONE;
   }
   if (r.kind == SFU_RULE_UNDEFINED) return SFU_STOP_NONE;
-  // In an epilogue, after `pop %rbp` or `leave`, gcc's rows still name the save slot, which is
-  // now below SP: an interrupt may already have overwritten it, and the register holds the
-  // restored value. A slot below SP is dead; the live register is the caller's FP.
-  if (r.kind == SFU_RULE_AT_CFA && cfa + uint64_t(int64_t(r.offset)) < w.c.sp && w.c.fp_known) {
-    out.fp = w.c.fp;
-    out.fp_known = true;
-    return SFU_STOP_NONE;
-  }
   sfu_stop s = eval_value(w, r, cfa, out.fp);
   out.fp_known = s == SFU_STOP_NONE;
   return s == SFU_STOP_READ_REFUSED ? s : SFU_STOP_NONE;
@@ -175,7 +173,7 @@ sfu_stop from_plain_row(const Walk<Arch> &w, const sfu_row &row, Caller &out, in
   if (sfu_stop s = w.read_inline(out.cfa + uint64_t(int64_t(row.ra.offset)), out.ra)) return s;
   out.ra = Arch::strip_ra(out.ra, row.flags & SFU_ROW_RA_SIGNED, c.arm64_va_bits);
   uint64_t fp_slot = out.cfa + uint64_t(int64_t(row.fp.offset));
-  if (row.fp.kind == SFU_RULE_UNCHANGED || (fp_slot < c.sp && c.fp_known)) {  // eval_fp says why
+  if (row.fp.kind == SFU_RULE_UNCHANGED || fp_slot_dead(c, fp_slot)) {
     out.fp = c.fp;
     out.fp_known = c.fp_known;
     return SFU_STOP_NONE;
@@ -427,18 +425,15 @@ extern "C" void sfu_walk_start(struct sfu_cursor *c, const struct sfu_regs *regs
   c->start = regs;
   c->trap = nullptr;
   c->trap_sp = 0;
-  c->max_frames = CONFIG_SFU_MAX_FRAMES;
-  c->abi = uint8_t(SFU_BUILD_ABI);
-  c->arm64_va_bits = uint8_t(CONFIG_SFU_ARM64_VA_BITS);
+  c->max_frames = config && config->max_frames ? config->max_frames : CONFIG_SFU_MAX_FRAMES;
+  c->abi = config && config->abi ? config->abi : uint8_t(SFU_BUILD_ABI);
+  c->arm64_va_bits = config && config->arm64_va_bits ? config->arm64_va_bits : uint8_t(CONFIG_SFU_ARM64_VA_BITS);
   // No stacks: no SP can be in one. A count without the array is refused here, so the walk
   // never indexes it.
   if (!regs || !config || !config->stacks) {
     c->stop = SFU_STOP_BAD_START;
     return;
   }
-  if (config->max_frames) c->max_frames = config->max_frames;
-  if (config->abi) c->abi = config->abi;
-  if (config->arm64_va_bits) c->arm64_va_bits = config->arm64_va_bits;
   uint8_t sp_reg = sfu::sframe::abi_sp_reg(c->abi), fp_reg = sfu::sframe::abi_fp_reg(c->abi);
   c->pc = regs->pc;
   c->sp = regs->r[sp_reg];

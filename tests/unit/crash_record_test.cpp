@@ -388,6 +388,23 @@ TEST(CrashRecord, WrongArch) {
   }
 }
 
+TEST(CrashRecord, NoStacksGiveARecordOfABadStartInTheConfiguredAbi) {
+  // The walk starts nowhere (a stack count without the array), but the record still says which
+  // ABI it was asked for: the cursor resolves the configuration before it refuses the start.
+  CrashMachine m = crash_machine(SFU_ABI_AMD64_LE);
+  sfu_walk_config config = m.config();
+  config.stacks = nullptr;
+  Area area(kAreaSize);
+  ASSERT_EQ(sfu_crash_capture(area.data(), kAreaSize, nullptr, &m.start, &config), SFU_OK);
+  sfu_crash_view v;
+  ASSERT_EQ(sfu_crash_open(&v, area.data(), area.size()), SFU_OK);
+  EXPECT_EQ(v.abi, SFU_ABI_AMD64_LE);
+  EXPECT_EQ(v.num_frames, 0u);
+  sfu_crash_summary s;
+  sfu_crash_get_summary(&v, &s);
+  EXPECT_EQ(s.stop, SFU_STOP_BAD_START);
+}
+
 // ---- open and take: every refusal ---------------------------------------------------------------
 
 TEST(CrashRecord, NoRecord) {

@@ -10,8 +10,8 @@
 
 #include "config.h"
 #include "support/fake_machine.h"
-#include "unwind/row_cache.h"
 #include "support/sframe_builder.h"
+#include "unwind/row_cache.h"
 
 using namespace sfu::test;
 

@@ -1,4 +1,4 @@
-// SFrame writer: the inverse of src/sframe/rules.cpp row_from_fre. Each piece of the format's
+// SFrame writer: the inverse of src/sframe/rules.cpp rules_of_fre. Each piece of the format's
 // knowledge sits in one small function: which rows a version and ABI can say at all
 // (common_refusal), the default form's words per ABI (default_words), the V3 flexible form's
 // words (flex_words), then the FRE, FDE and header layouts.
