@@ -16,6 +16,8 @@ struct Arm64 {
   static constexpr int kLinkRegister = SFU_ARM64_LR;
   static constexpr int64_t kSpFromCfa = 0;
   static constexpr bool kFrameRecords = true;
+  // The one architecture of either byte order (a host build walks both).
+  static constexpr bool big_endian(uint8_t abi) { return abi == SFU_ABI_AARCH64_BE; }
 
   // Clears the bits above the VA size of a user address, sets them for a kernel one (bit 55
   // tells which half, as the MMU sees it). With top-byte-ignore the top byte is a tag, not part

@@ -15,6 +15,7 @@ struct S390x {
   static constexpr int kLinkRegister = SFU_S390X_RA;
   static constexpr int64_t kSpFromCfa = -160;
   static constexpr bool kFrameRecords = false;
+  static constexpr bool big_endian(uint8_t /*abi*/) { return true; }
   static constexpr int64_t kSaveAreaRa = 14 * 8, kSaveAreaFp = 11 * 8;
   static uint64_t strip_ra(uint64_t ra, bool, unsigned) { return ra; }
 };

@@ -13,6 +13,7 @@ struct X86_64 {
   static constexpr int kLinkRegister = -1;  // call pushes the RA: never in a register
   static constexpr int64_t kSpFromCfa = 0;
   static constexpr bool kFrameRecords = true;
+  static constexpr bool big_endian(uint8_t /*abi*/) { return false; }
   static uint64_t strip_ra(uint64_t ra, bool /*signed_ra*/, unsigned /*va_bits*/) { return ra; }
 };
 

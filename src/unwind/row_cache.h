@@ -31,17 +31,23 @@ inline uint32_t row_cache_set(uint64_t pc) {
   return kRowCacheSets > 1 ? uint32_t((pc * 0x9e3779b97f4a7c15ull) >> kShift) : 0;
 }
 
-// A rule in one word: kind, register, the row's flags (kept in the CFA's word) and the offset.
+// A rule in one word: the struct's own bytes (kind, register, offset), the row's flags in its
+// padding byte (kept in the CFA's word), so a hit copies each rule with one store.
+static_assert(sizeof(sfu_rule) == 8 && __builtin_offsetof(sfu_rule, offset) == 4, "a rule is one word");
 static_assert(SFU_ROW_PCMASK <= 0xff, "row flags must fit the byte they are cached in");
+constexpr unsigned kRuleFlagsByte = 2;
 inline uint64_t pack_rule(const sfu_rule &r, uint32_t flags) {
-  return uint64_t(r.kind) | uint64_t(r.reg) << 8 | uint64_t(flags & 0xff) << 16 | uint64_t(uint32_t(r.offset)) << 32;
+  uint8_t b[8] = {r.kind, r.reg, uint8_t(flags), 0};
+  __builtin_memcpy(b + 4, &r.offset, 4);
+  uint64_t w;
+  __builtin_memcpy(&w, b, 8);
+  return w;
 }
-inline sfu_rule unpack_rule(uint64_t w) {
-  sfu_rule r{};
-  r.kind = uint8_t(w);
-  r.reg = uint8_t(w >> 8);
-  r.offset = int32_t(uint32_t(w >> 32));
-  return r;
+inline void unpack_rule(uint64_t w, sfu_rule &r) { __builtin_memcpy(&r, &w, 8); }
+inline uint32_t unpack_flags(uint64_t w) {
+  uint8_t b[8];
+  __builtin_memcpy(b, &w, 8);
+  return b[kRuleFlagsByte];
 }
 
 // Whether entry e holds the row of registration `serial` for pc; if so, fills the rules and the
@@ -55,10 +61,10 @@ inline bool probe_row(const RowCacheEntry &e, uint32_t serial, uint64_t pc, sfu_
            w2 = __atomic_load_n(&e.rule[2], __ATOMIC_RELAXED);
   __atomic_thread_fence(__ATOMIC_ACQUIRE);
   if (__atomic_load_n(&e.seq, __ATOMIC_RELAXED) != seq || held != serial) return false;  // PC, rules: one fill
-  row.cfa = unpack_rule(w0);
-  row.ra = unpack_rule(w1);
-  row.fp = unpack_rule(w2);
-  row.flags = uint32_t(w0 >> 16) & 0xff;
+  unpack_rule(w0, row.cfa);
+  unpack_rule(w1, row.ra);
+  unpack_rule(w2, row.fp);
+  row.flags = unpack_flags(w0);
   return true;
 }
 
