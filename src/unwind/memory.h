@@ -47,12 +47,13 @@ inline uint64_t load_stack_word(uint64_t addr, bool big_endian) {
 // kernel's no-fault hook if it has one. hint: as for in_stacks.
 bool read_word(const sfu_walk_config &c, uint64_t addr, bool big_endian, uint64_t &out, int hint = -1);
 
-// The same for a step's common path: inline where the kernel has no hook. (read_word's hook path
-// is not split out for both to share: one more call level would cost a 160-byte save area on
-// s390x, and inlining read_word everywhere costs 2 KB of code.)
-inline bool read_word_inline(const sfu_walk_config &c, uint64_t addr, bool big_endian, uint64_t &out, int hint) {
-  if (sfu_hook_read_nofault) return read_word(c, addr, big_endian, out, hint);
-  if (!readable(c, addr, hint)) return false;
+// The same for a step's common path, the stack the walk is on (stack `hint`, given resolved) asked
+// first: inline where the kernel has no hook. (read_word's hook path is not split out for both to
+// share: one more call level would cost a 160-byte save area on s390x, and inlining read_word
+// everywhere costs 2 KB of code.)
+inline bool read_word_inline(const sfu_walk_config &c, const sfu_stack &on, uint64_t addr, bool big_endian,
+                             uint64_t &out, int hint) {
+  if (sfu_hook_read_nofault || addr % 8 != 0 || !holds(on, addr, 8)) return read_word(c, addr, big_endian, out, hint);
   out = load_stack_word(addr, big_endian);
   return true;
 }

@@ -36,8 +36,9 @@ struct Walk {
     return read_word(*c.config, addr, Arch::big_endian(c.abi), out, c.stack_index) ? SFU_STOP_NONE
                                                                                   : SFU_STOP_READ_REFUSED;
   }
-  sfu_stop read_inline(uint64_t addr, uint64_t &out) const {  // the same, for the common rows
-    return read_word_inline(*c.config, addr, Arch::big_endian(c.abi), out, c.stack_index)
+  // The same for the common rows; `on` is the stack the walk is on, c.stack_index's.
+  sfu_stop read_inline(const sfu_stack &on, uint64_t addr, uint64_t &out) const {
+    return read_word_inline(*c.config, on, addr, Arch::big_endian(c.abi), out, c.stack_index)
                ? SFU_STOP_NONE
                : SFU_STOP_READ_REFUSED;
   }
@@ -138,6 +139,10 @@ sfu_stop eval_fp(const Walk<Arch> &w, const sfu_rule &r, uint64_t cfa, Caller &o
   return s == SFU_STOP_READ_REFUSED ? s : SFU_STOP_NONE;
 }
 
+// The stack the walk is on: always a declared one (sfu_walk_start and check_cfa give no other
+// index, and a step runs only after a good start).
+inline const sfu_stack &walk_stack(const sfu_cursor &c) { return c.config->stacks[c.stack_index]; }
+
 // Where the caller's frame must be: its SP in a declared stack, the same one higher up or one
 // declared later (an interrupt stack hands over to the task stack, never back). Checked before
 // anything is read relative to the CFA, so a corrupt CFA is named as such. The current stack is
@@ -146,7 +151,7 @@ sfu_stop eval_fp(const Walk<Arch> &w, const sfu_rule &r, uint64_t cfa, Caller &o
 template <class Arch>
 [[gnu::always_inline]] inline sfu_stop check_cfa(const sfu_cursor &c, uint64_t cfa, int &stack) {
   uint64_t caller_sp = cfa + uint64_t(Arch::kSpFromCfa);
-  stack = stack_holding(*c.config, caller_sp, 0, c.stack_index);
+  stack = holds(walk_stack(c), caller_sp, 0) ? c.stack_index : stack_holding(*c.config, caller_sp, 0);
   if (stack < 0) return SFU_STOP_CFA_OUTSIDE_STACK;
   if (stack < c.stack_index) return SFU_STOP_STACK_ORDER;
   if (stack == c.stack_index && (caller_sp < c.sp || cfa < c.prev_cfa))
@@ -171,7 +176,8 @@ sfu_stop from_plain_row(const Walk<Arch> &w, const sfu_row &row, Caller &out, in
   const sfu_cursor &c = w.c;
   out.cfa = (row.cfa.reg == Arch::kSp ? c.sp : c.fp) + uint64_t(int64_t(row.cfa.offset));
   if (sfu_stop s = check_cfa<Arch>(c, out.cfa, stack)) return s;
-  if (sfu_stop s = w.read_inline(out.cfa + uint64_t(int64_t(row.ra.offset)), out.ra)) return s;
+  const sfu_stack &on = walk_stack(c);
+  if (sfu_stop s = w.read_inline(on, out.cfa + uint64_t(int64_t(row.ra.offset)), out.ra)) return s;
   out.ra = Arch::strip_ra(out.ra, row.flags & SFU_ROW_RA_SIGNED, c.arm64_va_bits);
   uint64_t fp_slot = out.cfa + uint64_t(int64_t(row.fp.offset));
   if (row.fp.kind == SFU_RULE_UNCHANGED || fp_slot_dead(c, fp_slot)) {
@@ -180,7 +186,7 @@ sfu_stop from_plain_row(const Walk<Arch> &w, const sfu_row &row, Caller &out, in
     return SFU_STOP_NONE;
   }
   out.fp_known = true;
-  return w.read_inline(fp_slot, out.fp);
+  return w.read_inline(on, fp_slot, out.fp);
 }
 
 template <class Arch>
@@ -343,26 +349,6 @@ sfu_stop step(sfu_cursor &c) {
   return SFU_STOP_NONE;
 }
 
-sfu_stop step_for_abi(sfu_cursor &c) {
-  switch (c.abi) {
-#if SFU_BUILDS_X86_64
-    case SFU_ABI_AMD64_LE:
-      return step<arch::X86_64>(c);
-#endif
-#if SFU_BUILDS_ARM64
-    case SFU_ABI_AARCH64_LE:
-    case SFU_ABI_AARCH64_BE:
-      return step<arch::Arm64>(c);
-#endif
-#if SFU_BUILDS_S390X
-    case SFU_ABI_S390X_BE:
-      return step<arch::S390x>(c);
-#endif
-    default:
-      return SFU_STOP_BAD_START;
-  }
-}
-
 bool abi_supported(uint8_t abi) {
 #if defined(SFU_HOSTED)
   return abi >= SFU_ABI_AARCH64_BE && abi <= SFU_ABI_S390X_BE;
@@ -383,20 +369,52 @@ void fill_frame(const sfu_cursor &c, sfu_frame &f) {
 }
 
 // To the next frame (the first: the start registers' own); false once the walk has stopped.
-bool advance(sfu_cursor &c) {
+template <class Arch>
+[[gnu::always_inline]] inline bool advance(sfu_cursor &c) {
   if (c.stop != SFU_STOP_NONE) return false;
   if (c.frames >= c.max_frames) {
     c.stop = SFU_STOP_FRAME_CAP;
     return false;
   }
   if (c.frames > 0) {
-    if (sfu_stop s = step_for_abi(c)) {
+    if (sfu_stop s = step<Arch>(c)) {
       c.stop = uint8_t(s);
       return false;
     }
   }
   c.frames++;
   return true;
+}
+
+// Up to max frames, each one's PC stored in pcs if given; how many. One loop per architecture
+// with the step inline: a backtrace pays no call and no choice of architecture per frame.
+template <class Arch>
+size_t advance_frames(sfu_cursor &c, uint64_t *pcs, size_t max) {
+  size_t n = 0;
+  for (; n < max && advance<Arch>(c); n++)
+    if (pcs) pcs[n] = c.pc;
+  return n;
+}
+
+size_t advance_for_abi(sfu_cursor &c, uint64_t *pcs, size_t max) {
+  switch (c.abi) {
+#if SFU_BUILDS_X86_64
+    case SFU_ABI_AMD64_LE:
+      return advance_frames<arch::X86_64>(c, pcs, max);
+#endif
+#if SFU_BUILDS_ARM64
+    case SFU_ABI_AARCH64_LE:
+    case SFU_ABI_AARCH64_BE:
+      return advance_frames<arch::Arm64>(c, pcs, max);
+#endif
+#if SFU_BUILDS_S390X
+    case SFU_ABI_S390X_BE:
+      return advance_frames<arch::S390x>(c, pcs, max);
+#endif
+    default:  // sfu_walk_start stopped such a walk already
+      if (c.stop == SFU_STOP_NONE) c.stop = SFU_STOP_BAD_START;
+      return 0;
+  }
 }
 
 }  // namespace
@@ -460,7 +478,7 @@ extern "C" void sfu_walk_start(struct sfu_cursor *c, const struct sfu_regs *regs
 }
 
 extern "C" int sfu_walk_next(struct sfu_cursor *c, struct sfu_frame *frame) {
-  if (!c || !frame || !advance(*c)) return 0;
+  if (!c || !frame || advance_for_abi(*c, nullptr, 1) == 0) return 0;
   fill_frame(*c, *frame);
   return 1;
 }
@@ -473,8 +491,7 @@ extern "C" size_t sfu_backtrace(const struct sfu_regs *regs, const struct sfu_wa
                                 uint64_t *pcs, size_t max, enum sfu_stop *why) {
   sfu_cursor c;
   sfu_walk_start(&c, regs, config);
-  size_t n = 0;
-  while (n < max && advance(c)) pcs[n++] = c.pc;
+  size_t n = max ? advance_for_abi(c, pcs, max) : 0;
   if (why) *why = sfu_walk_stop(&c);
   return n;
 }
