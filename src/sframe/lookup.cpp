@@ -18,8 +18,18 @@ uint32_t fde_size_field(const sfu_table &t, uint32_t index) {
   return uint32_t(load_field<4>(t.sec + at, t.big_endian != 0));
 }
 
+// On s390x, where a frame is 160 bytes plus what it holds: not inlined, the function search and
+// the row scan are leaves that need no frame, and sfu_table_find, left holding only the Fde and
+// Fre across its calls, spills nothing (its frame is on a step's deepest call chain). Elsewhere
+// inlining them costs no stack and saves the calls.
+#if defined(__s390x__)
+#define SFU_LOOKUP_LEAF [[gnu::noinline]]
+#else
+#define SFU_LOOKUP_LEAF
+#endif
+
 // The index of the function covering pc, or -1.
-int64_t find_fde_index(const sfu_table &t, uint64_t pc) {
+SFU_LOOKUP_LEAF int64_t find_fde_index(const sfu_table &t, uint64_t pc) {
   if (t.flags & SFU_F_FDE_SORTED) {
     // Last FDE whose start is <= pc: among all of them, or only those the block index leaves.
     uint32_t lo = 0, hi = t.num_fdes;
@@ -48,30 +58,30 @@ uint32_t row_key(const sfu_table &t, const Fde &f, uint64_t pc) {
   return f.rep_size ? uint32_t(off % f.rep_size) : 0;
 }
 
-// The section offset of the last row starting at or before key, or 0 for none (no row starts at
-// section offset 0: the header is there). Each row's start (1, 2 or 4 bytes, by the function's
-// row type) and info byte are read, nothing else; a row running past the FRE data, or with an
-// invalid word size, ends the scan with the error a full read would give. One loop for the three
-// start sizes: with the row cache a scan runs only on a miss, so code counts more than the
-// choice of load per row.
-sfu_error scan_rows(const sfu_table &t, const Fde &f, uint32_t key, uint32_t &best) {
+// The section offset of the last row of function f starting at or before pc, 0 for none (no row
+// starts at section offset 0: the header is there), or the error negated. Each row's start (1, 2
+// or 4 bytes, by the function's row type) and info byte are read, nothing else; a row running
+// past the FRE data, or with an invalid word size, ends the scan with the error a full read would
+// give. One loop for the three start sizes: with the row cache a scan runs only on a miss, so
+// code counts more than the choice of load per row.
+SFU_LOOKUP_LEAF int64_t scan_rows(const sfu_table &t, const Fde &f, uint64_t pc) {
+  const uint32_t key = row_key(t, f, pc);
   const uint32_t limit = t.fres_at + t.fre_len;
   const bool big = t.big_endian != 0;
   const uint32_t addr = f.fre_type() == kFreTypeAddr1 ? 1 : f.fre_type() == kFreTypeAddr2 ? 2 : 4;
-  uint32_t at = f.fres_at;
-  best = 0;
+  uint32_t at = f.fres_at, best = 0;
   for (uint32_t j = 0; j < f.num_fres; j++) {
-    if (at < t.fres_at || at > limit || limit - at < addr + 1) return SFU_E_FRE_OUT_OF_BOUNDS;
+    if (at < t.fres_at || at > limit || limit - at < addr + 1) return -SFU_E_FRE_OUT_OF_BOUNDS;
     const uint8_t *q = t.sec + at;
     uint64_t start = addr == 1 ? q[0] : addr == 2 ? load_field<2>(q, big) : load_field<4>(q, big);
     if (uint32_t(start) > key) break;
     uint8_t info = q[addr];
     uint8_t code = fre_word_size_code(info);
-    if (code == kWordSizeInvalid) return SFU_E_BAD_OFFSET_SIZE;
+    if (code == kWordSizeInvalid) return -SFU_E_BAD_OFFSET_SIZE;
     best = at;
     at += addr + 1 + (uint32_t(fre_word_count(info)) << code);
   }
-  return SFU_OK;
+  return best;
 }
 
 }  // namespace
@@ -92,11 +102,10 @@ extern "C" enum sfu_error sfu_table_find(const struct sfu_table *table, uint64_t
   // Validation refused such a function already; a table only opened is bounded here.
   if (fde.num_fres > sfu::config::kMaxFunctionRows) return SFU_E_TOO_MANY_ROWS;
   if (fde.fre_type() > kFreTypeAddr4) return SFU_E_BAD_FRE_TYPE;
-  uint32_t key = row_key(t, fde, pc), best;
-  sfu_error e = scan_rows(t, fde, key, best);
-  if (e) return e;
+  int64_t best = scan_rows(t, fde, pc);
+  if (best < 0) return sfu_error(-best);
   if (!best) return SFU_E_NO_ROW;
   Fre fre;
-  if (sfu_error e2 = read_fre(t, fde, best, fre)) return e2;
+  if (sfu_error e = read_fre(t, fde, uint32_t(best), fre)) return e;
   return row_from_fre(t, fde, fre, *row);
 }

@@ -265,6 +265,15 @@ TEST(Errors, FreOutOfBounds) {
   auto count = sample(2, SFU_ABI_AMD64_LE, &l);
   patch(count, l.fdes_at + 20 + 12, 50, 4);  // second FDE claims 50 rows
   EXPECT_EQ(init_error(count), "fre-out-of-bounds");
+  // A table only opened: the lookup's row scan stops at the end of the FRE data, and only a PC
+  // whose scan gets there is refused.
+  sfu_table t;
+  sfu_table_desc d = desc_for(count);
+  ASSERT_EQ(sfu_table_open(&t, &d), SFU_OK);
+  sfu_row row;
+  EXPECT_EQ(sfu_table_find(&t, 0x1105f, &row), SFU_E_FRE_OUT_OF_BOUNDS);
+  EXPECT_EQ(sfu_table_find(&t, 0x11040, &row), SFU_OK);
+  EXPECT_EQ(row.row_start, 0u);
 }
 
 TEST(Errors, BadOffsetSize) {
@@ -272,6 +281,15 @@ TEST(Errors, BadOffsetSize) {
   auto sec = sample(3, SFU_ABI_AMD64_LE, &l);
   sec[l.fre_at[0] + 1] |= 0x60;  // word size code 3
   EXPECT_EQ(init_error(sec), "bad-offset-size");
+  // Only opened: the lookup's row scan meets that row in the first function, not in the second.
+  sfu_table t;
+  sfu_table_desc d = desc_for(sec);
+  ASSERT_EQ(sfu_table_open(&t, &d), SFU_OK);
+  sfu_row row;
+  EXPECT_EQ(sfu_table_find(&t, 0x11000, &row), SFU_E_BAD_OFFSET_SIZE);
+  EXPECT_EQ(sfu_table_find(&t, 0x11030, &row), SFU_E_BAD_OFFSET_SIZE);
+  EXPECT_EQ(sfu_table_find(&t, 0x11044, &row), SFU_OK);
+  EXPECT_EQ(row.row_start, 4u);
 }
 
 TEST(Errors, BadWordCount) {
