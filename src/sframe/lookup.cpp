@@ -3,6 +3,7 @@
 // (at most CONFIG_SFU_MAX_UNSORTED_FDES functions: open refuses more); then one pass over the
 // function's rows (at most CONFIG_SFU_MAX_FUNCTION_ROWS), reading only each row's start and info
 // byte; only the row that applies is decoded in full.
+#include "call_levels.h"
 #include "config.h"
 #include "search.h"
 #include "sframe/table.h"
@@ -18,18 +19,12 @@ uint32_t fde_size_field(const sfu_table &t, uint32_t index) {
   return uint32_t(load_field<4>(t.sec + at, t.big_endian != 0));
 }
 
-// On s390x, where a frame is 160 bytes plus what it holds: not inlined, the function search and
-// the row scan are leaves that need no frame, and sfu_table_find, left holding only the Fde and
-// Fre across its calls, spills nothing (its frame is on a step's deepest call chain). Elsewhere
-// inlining them costs no stack and saves the calls.
-#if defined(__s390x__)
-#define SFU_LOOKUP_LEAF [[gnu::noinline]]
-#else
-#define SFU_LOOKUP_LEAF
-#endif
+// Not inlined on s390x (call_levels.h): the function search and the row scan are leaves that
+// need no frame there, and sfu_table_find, left holding only the Fde and Fre across its calls,
+// spills nothing (its frame is on a step's deepest call chain).
 
 // The index of the function covering pc, or -1.
-SFU_LOOKUP_LEAF int64_t find_fde_index(const sfu_table &t, uint64_t pc) {
+SFU_S390X_LEAF int64_t find_fde_index(const sfu_table &t, uint64_t pc) {
   if (t.flags & SFU_F_FDE_SORTED) {
     // Last FDE whose start is <= pc: among all of them, or only those the block index leaves.
     uint32_t lo = 0, hi = t.num_fdes;
@@ -64,7 +59,7 @@ uint32_t row_key(const sfu_table &t, const Fde &f, uint64_t pc) {
 // past the FRE data, or with an invalid word size, ends the scan with the error a full read would
 // give. One loop for the three start sizes: with the row cache a scan runs only on a miss, so
 // code counts more than the choice of load per row.
-SFU_LOOKUP_LEAF int64_t scan_rows(const sfu_table &t, const Fde &f, uint64_t pc) {
+SFU_S390X_LEAF int64_t scan_rows(const sfu_table &t, const Fde &f, uint64_t pc) {
   const uint32_t key = row_key(t, f, pc);
   const uint32_t limit = t.fres_at + t.fre_len;
   const bool big = t.big_endian != 0;

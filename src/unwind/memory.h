@@ -44,7 +44,7 @@ inline uint64_t load_stack_word(uint64_t addr, bool big_endian) {
 
 // Reads the word at addr in the byte order of the walk's ABI (host builds walk other
 // architectures' stacks; a target build walks its own, so the order is native), through the
-// kernel's no-fault hook if it has one. hint: as for in_stacks.
+// kernel's no-fault hook if it has one. hint: as for in_stacks. False: refused, out undefined.
 bool read_word(const sfu_walk_config &c, uint64_t addr, bool big_endian, uint64_t &out, int hint = -1);
 
 // The same for a step's common path, the stack the walk is on (stack `hint`, given resolved) asked

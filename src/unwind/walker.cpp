@@ -1,6 +1,7 @@
 // The walk: from one frame's registers to its caller's, by the row that covers the PC and the
 // architecture's frame rules (arch/<arch>/frame_rules.h), with every guard a corrupt stack
 // needs: reads only inside declared stacks, CFA rising, one-way stack switches, a frame cap.
+#include "call_levels.h"
 #include "config.h"
 #include "sframe/format.h"
 #include "sfu/unwind.h"
@@ -85,8 +86,10 @@ sfu_stop eval_cfa(const Walk<Arch> &w, const sfu_rule &r, uint64_t &cfa) {
 
 // A value a rule gives, for rules that need no knowledge of which register it is.
 // Register rules hold only in the topmost frame: below it, registers are not tracked.
+// Inline on s390x (call_levels.h): as a call it put a level, 168 bytes there, between a step and
+// its reads.
 template <class Arch>
-sfu_stop eval_value(const Walk<Arch> &w, const sfu_rule &r, uint64_t cfa, uint64_t &out) {
+SFU_S390X_INLINE sfu_stop eval_value(const Walk<Arch> &w, const sfu_rule &r, uint64_t cfa, uint64_t &out) {
   uint64_t base;
   uint64_t off = uint64_t(int64_t(r.offset));
   switch (r.kind) {
