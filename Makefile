@@ -42,6 +42,11 @@ CORE_HDRS := $(sort $(wildcard include/sfu/*.h src/*.h src/*/*.h arch/*/*.h))
 WARN := -Wall -Wextra -Wshadow -Werror
 CORE_COMMON := -std=c++20 -O2 -g $(WARN) -fno-exceptions -fno-rtti -fno-threadsafe-statics \
 	-Iinclude -Isrc -Iarch -I$(BUILD)/config
+# Registration only (open, validation, block index, registry; error names for printing) is built
+# for size: it runs once per module, never in a walk. The walk path (walker, lookup, rules,
+# decode, row cache, memory) keeps -O2. sfu.mk builds the library through these rules too.
+CORE_SIZE_SRCS := src/sframe/table.cpp src/sframe/error.cpp src/unwind/registry.cpp
+core_opt = $(if $(filter $(1),$(CORE_SIZE_SRCS)),-Os)
 FREESTANDING := -ffreestanding -nostdlib -fno-stack-protector -fno-pic -fno-pie \
 	-fno-tree-loop-distribute-patterns
 # The library's own table, so that a fault inside sfunwind unwinds too: CFI for `sfu gen` always,
@@ -91,7 +96,7 @@ defconfig olddefconfig menuconfig: | $(DEPS_STAMP)
 
 $(TARGET_DIR)/obj/%.o: %.cpp $(CORE_HDRS) $(CONFIG_H) Makefile | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CROSS)g++ $(TARGET_CXXFLAGS) -c $< -o $@
+	$(CROSS)g++ $(TARGET_CXXFLAGS) $(call core_opt,$<) -c $< -o $@
 
 $(TARGET_DIR)/obj/%.o: %.S Makefile | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -103,7 +108,7 @@ $(TARGET_DIR)/libsfu.a: $(TARGET_OBJS)
 
 $(HOST_DIR)/obj/%.o: %.cpp $(CORE_HDRS) $(CONFIG_H) Makefile | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(HOST_CXX) $(HOST_CORE_CXXFLAGS) -c $< -o $@
+	$(HOST_CXX) $(HOST_CORE_CXXFLAGS) $(call core_opt,$<) -c $< -o $@
 
 $(HOST_DIR)/obj/%.o: %.S Makefile | $(DEPS_STAMP)
 	@mkdir -p $(@D)
