@@ -10,7 +10,7 @@ sfu_error read_fde(const sfu_table &t, uint32_t index, Fde &out) {
   // loaded without a bound of its own.
   uint32_t at = t.fdes_at + index * t.fde_size;
   const uint8_t *q = t.sec + at;
-  const bool big = t.big_endian != 0, v3 = t.version == kVersion3;
+  const bool big = table_big_endian(t), v3 = t.version == kVersion3;
   uint32_t fre_off = uint32_t(load_field<4>(q + (v3 ? 12 : 8), big));
   out.start = fde_start(t, index);
   out.size = uint32_t(load_field<4>(q + (v3 ? 8 : 4), big));
@@ -43,7 +43,7 @@ sfu_error read_fre(const sfu_table &t, const Fde &fde, uint32_t at, Fre &out) {
   const uint32_t limit = t.fres_at + t.fre_len;
   const uint32_t addr_size = fre_addr_size(fde.fre_type());
   if (at < t.fres_at || at > limit || limit - at < addr_size + 1) return SFU_E_FRE_OUT_OF_BOUNDS;
-  const bool big = t.big_endian != 0;
+  const bool big = table_big_endian(t);
   const uint8_t *q = t.sec + at;
   out.start = load_width(q, addr_size, big);
   out.info = q[addr_size];

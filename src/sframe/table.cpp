@@ -37,9 +37,12 @@ sfu_error parse_header(sfu_table &t, const sfu_table_desc &d) {
   if (!version_enabled(version)) return SFU_E_VERSION_DISABLED;
   if (flags & ~defined_flags(version)) return SFU_E_UNKNOWN_FLAGS;
   if (!abi_known(abi, version)) return SFU_E_BAD_ABI;
-  if (abi_big_endian(abi) != big) return SFU_E_ABI_BYTE_ORDER;
+  if (abi_byte_big_endian(abi) != big) return SFU_E_ABI_BYTE_ORDER;
   uint8_t want = d.abi != SFU_ABI_ANY ? d.abi : SFU_BUILD_ABI;
   if (want != SFU_ABI_ANY && abi != want) return SFU_E_ABI_MISMATCH;
+  // A target build serves only its own ABI, whatever the caller asks: format.h's ABI predicates
+  // are constants there, so a table of another ABI would be read as one of its own.
+  if (SFU_BUILD_ABI != SFU_ABI_ANY && abi != SFU_BUILD_ABI) return SFU_E_ABI_MISMATCH;
 
   int8_t fixed_fp = int8_t(p[hdr::kFixedFp]), fixed_ra = int8_t(p[hdr::kFixedRa]);
   // AMD64 keeps the RA at a fixed CFA offset and its rows never say where; the other ABIs
