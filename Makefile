@@ -34,6 +34,9 @@ CROSS := $(CROSS_$(ARCH))
 ARCHFLAGS_x86_64 := -mno-red-zone -mgeneral-regs-only
 ARCHFLAGS_arm64 := -mgeneral-regs-only -mstrict-align -mno-outline-atomics
 ARCHFLAGS_s390x := -msoft-float
+# The core's own code only (not the test kernels'): on x86_64 jump targets and loops are not
+# padded to 16 bytes, as Linux builds its x86_64 code (about 580 bytes of nops in the core).
+CORE_ARCHFLAGS_x86_64 := -falign-jumps=1 -falign-loops=1
 
 CONFIG_H := $(BUILD)/config/sfu_autoconf.h
 CORE_SRCS := $(sort $(wildcard src/*.cpp src/*/*.cpp))
@@ -42,13 +45,19 @@ CORE_HDRS := $(sort $(wildcard include/sfu/*.h src/*.h src/*/*.h arch/*/*.h))
 WARN := -Wall -Wextra -Wshadow -Werror
 CORE_COMMON := -std=c++20 -O2 -g $(WARN) -fno-exceptions -fno-rtti -fno-threadsafe-statics \
 	-Iinclude -Isrc -Iarch -I$(BUILD)/config
+# Registration only (open, validation, block index, registry; error names for printing) is built
+# for size: it runs once per module, never in a walk. The walk path (walker, lookup, rules,
+# decode, row cache, memory) keeps -O2. sfu.mk builds the library through these rules too.
+CORE_SIZE_SRCS := src/sframe/table.cpp src/sframe/error.cpp src/unwind/registry.cpp
+core_opt = $(if $(filter $(1),$(CORE_SIZE_SRCS)),-Os)
 FREESTANDING := -ffreestanding -nostdlib -fno-stack-protector -fno-pic -fno-pie \
 	-fno-tree-loop-distribute-patterns
 # The library's own table, so that a fault inside sfunwind unwinds too: CFI for `sfu gen` always,
 # and SFrame from gas where the assembler writes it (scripts/gas-sframe.mk).
 include scripts/gas-sframe.mk
 OWN_TABLE := -fasynchronous-unwind-tables $(if $(call sfu_gas_writes_sframe,$(CROSS)gcc),$(SFU_GSFRAME_FLAG))
-TARGET_CXXFLAGS := $(CORE_COMMON) $(FREESTANDING) $(ARCHFLAGS_$(ARCH)) $(OWN_TABLE) $(KCFLAGS)
+TARGET_CXXFLAGS := $(CORE_COMMON) $(FREESTANDING) $(ARCHFLAGS_$(ARCH)) $(CORE_ARCHFLAGS_$(ARCH)) $(OWN_TABLE) \
+	$(KCFLAGS)
 HOST_OWN_TABLE := -fasynchronous-unwind-tables $(if $(call sfu_gas_writes_sframe,$(HOST_CXX)),$(SFU_GSFRAME_FLAG))
 HOST_CORE_CXXFLAGS := $(CORE_COMMON) $(HOST_OWN_TABLE) -fPIC -DSFU_HOSTED=1
 
@@ -91,7 +100,7 @@ defconfig olddefconfig menuconfig: | $(DEPS_STAMP)
 
 $(TARGET_DIR)/obj/%.o: %.cpp $(CORE_HDRS) $(CONFIG_H) Makefile | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CROSS)g++ $(TARGET_CXXFLAGS) -c $< -o $@
+	$(CROSS)g++ $(TARGET_CXXFLAGS) $(call core_opt,$<) -c $< -o $@
 
 $(TARGET_DIR)/obj/%.o: %.S Makefile | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -103,7 +112,7 @@ $(TARGET_DIR)/libsfu.a: $(TARGET_OBJS)
 
 $(HOST_DIR)/obj/%.o: %.cpp $(CORE_HDRS) $(CONFIG_H) Makefile | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(HOST_CXX) $(HOST_CORE_CXXFLAGS) -c $< -o $@
+	$(HOST_CXX) $(HOST_CORE_CXXFLAGS) $(call core_opt,$<) -c $< -o $@
 
 $(HOST_DIR)/obj/%.o: %.S Makefile | $(DEPS_STAMP)
 	@mkdir -p $(@D)

@@ -51,6 +51,11 @@ inline uint64_t load_field(const uint8_t *q, bool big_endian) {
   }
 }
 
+// The 1-, 2- or 4-byte field at q (a row's start or data word, whose width the row says).
+inline uint32_t load_width(const uint8_t *q, uint32_t n, bool big_endian) {
+  return uint32_t(n == 1 ? q[0] : n == 2 ? load_field<2>(q, big_endian) : load_field<4>(q, big_endian));
+}
+
 struct Bytes {
   const uint8_t *p;
   uint32_t size;

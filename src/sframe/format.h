@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "config.h"
 #include "sfu/sframe.h"
 
 namespace sfu::sframe {
@@ -101,9 +102,24 @@ inline constexpr uint8_t kAmd64Sp = 7, kAmd64Fp = 6;
 inline constexpr uint8_t kAarch64Sp = 31, kAarch64Fp = 29;
 inline constexpr uint8_t kS390xSp = 15, kS390xFp = 11;
 
-constexpr bool abi_aarch64(uint8_t abi) { return abi == SFU_ABI_AARCH64_BE || abi == SFU_ABI_AARCH64_LE; }
-constexpr bool abi_s390x(uint8_t abi) { return abi == SFU_ABI_S390X_BE; }
-constexpr bool abi_big_endian(uint8_t abi) { return abi == SFU_ABI_AARCH64_BE || abi_s390x(abi); }
+// The byte order an ABI byte names, for a header not yet checked (open's byte-order check).
+constexpr bool abi_byte_big_endian(uint8_t abi) { return abi == SFU_ABI_AARCH64_BE || abi == SFU_ABI_S390X_BE; }
+
+// The predicates below are for an ABI already checked to be one this build serves: an opened
+// table's, a cursor's, a readable crash record's. A target build serves only its own ABI (open
+// refuses a table of another, sfu_walk_start a cursor of another), so there the ABI is a constant
+// and the other ABIs' cases compile away; the host build serves all four.
+constexpr uint8_t served_abi(uint8_t abi) { return SFU_BUILD_ABI != 0 ? uint8_t(SFU_BUILD_ABI) : abi; }
+constexpr bool abi_aarch64(uint8_t abi) {
+  return served_abi(abi) == SFU_ABI_AARCH64_BE || served_abi(abi) == SFU_ABI_AARCH64_LE;
+}
+constexpr bool abi_amd64(uint8_t abi) { return served_abi(abi) == SFU_ABI_AMD64_LE; }
+constexpr bool abi_s390x(uint8_t abi) { return served_abi(abi) == SFU_ABI_S390X_BE; }
+constexpr bool abi_big_endian(uint8_t abi) { return abi_byte_big_endian(served_abi(abi)); }
+// An opened table's byte order (open checked it is its ABI's): a constant in a target build.
+constexpr bool table_big_endian(const sfu_table &t) {
+  return SFU_BUILD_ABI != 0 ? abi_big_endian(t.abi) : t.big_endian != 0;
+}
 constexpr uint8_t abi_sp_reg(uint8_t abi) {
   return abi_aarch64(abi) ? kAarch64Sp : abi_s390x(abi) ? kS390xSp : kAmd64Sp;
 }

@@ -32,27 +32,27 @@ sfu_error parse_header(sfu_table &t, const sfu_table_desc &d) {
   else
     return SFU_E_BAD_MAGIC;
 
-  Bytes b{p, uint32_t(d.size), big};
   uint8_t version = p[hdr::kVersion], flags = p[hdr::kFlags], abi = p[hdr::kAbi];
   if (version < kVersion1 || version > kVersion3) return SFU_E_BAD_VERSION;
   if (!version_enabled(version)) return SFU_E_VERSION_DISABLED;
   if (flags & ~defined_flags(version)) return SFU_E_UNKNOWN_FLAGS;
   if (!abi_known(abi, version)) return SFU_E_BAD_ABI;
-  if (abi_big_endian(abi) != big) return SFU_E_ABI_BYTE_ORDER;
+  if (abi_byte_big_endian(abi) != big) return SFU_E_ABI_BYTE_ORDER;
   uint8_t want = d.abi != SFU_ABI_ANY ? d.abi : SFU_BUILD_ABI;
   if (want != SFU_ABI_ANY && abi != want) return SFU_E_ABI_MISMATCH;
+  // A target build serves only its own ABI, whatever the caller asks: format.h's ABI predicates
+  // are constants there, so a table of another ABI would be read as one of its own.
+  if (SFU_BUILD_ABI != SFU_ABI_ANY && abi != SFU_BUILD_ABI) return SFU_E_ABI_MISMATCH;
 
   int8_t fixed_fp = int8_t(p[hdr::kFixedFp]), fixed_ra = int8_t(p[hdr::kFixedRa]);
   // AMD64 keeps the RA at a fixed CFA offset and its rows never say where; the other ABIs
   // track the RA in each row, so a fixed offset there would be ambiguous.
   if ((abi == SFU_ABI_AMD64_LE) != (fixed_ra != 0)) return SFU_E_BAD_FIXED_RA_OFFSET;
 
-  uint32_t num_fdes = 0, num_fres = 0, fre_len = 0, fde_off = 0, fre_off = 0;
-  b.u32(hdr::kNumFdes, num_fdes);
-  b.u32(hdr::kNumFres, num_fres);
-  b.u32(hdr::kFreLen, fre_len);
-  b.u32(hdr::kFdeOff, fde_off);
-  b.u32(hdr::kFreOff, fre_off);
+  // The header's size was checked above: its fields are loaded without a bound each.
+  auto u32 = [&](uint32_t off) { return uint32_t(load_field<4>(p + off, big)); };
+  uint32_t num_fdes = u32(hdr::kNumFdes), num_fres = u32(hdr::kNumFres), fre_len = u32(hdr::kFreLen);
+  uint32_t fde_off = u32(hdr::kFdeOff), fre_off = u32(hdr::kFreOff);
 
   uint64_t size = d.size;
   uint64_t hdr_end = uint64_t(kHeaderSize) + p[hdr::kAuxLen];
@@ -125,65 +125,6 @@ sfu_error check_chain(const sfu_table &t, const Fde &f, uint32_t &end) {
 }
 
 }  // namespace
-
-sfu_error read_fde(const sfu_table &t, uint32_t index, Fde &out) {
-  Bytes b = section_bytes(t);
-  uint32_t at = t.fdes_at + index * t.fde_size;
-  bool v3 = t.version == kVersion3;
-  uint32_t size = 0, fre_off = 0;
-  b.u32(at + (v3 ? 8 : 4), size);
-  b.u32(at + (v3 ? 12 : 8), fre_off);
-  out.start = fde_start(t, index);
-  out.size = size;
-  out.field_at = at;
-  out.info2 = 0;
-  out.rep_size = 0;
-  if (v3) {
-    // V3 keeps the rest of the descriptor in front of the function's rows.
-    if (fre_off > t.fre_len || kAttrSizeV3 > t.fre_len - fre_off) return SFU_E_ATTR_OUT_OF_BOUNDS;
-    uint16_t num_fres = 0;
-    out.chain_at = t.fres_at + fre_off;
-    b.u16(out.chain_at, num_fres);
-    b.u8(out.chain_at + 2, out.info);
-    b.u8(out.chain_at + 3, out.info2);
-    b.u8(out.chain_at + 4, out.rep_size);
-    out.num_fres = num_fres;
-    out.fres_at = out.chain_at + kAttrSizeV3;
-    return SFU_OK;
-  }
-  b.u32(at + 12, out.num_fres);
-  b.u8(at + 16, out.info);
-  if (t.version == kVersion2) b.u8(at + 17, out.rep_size);
-  if (fre_off > t.fre_len) return SFU_E_FRE_OUT_OF_BOUNDS;
-  out.chain_at = out.fres_at = t.fres_at + fre_off;
-  return SFU_OK;
-}
-
-sfu_error read_fre(const sfu_table &t, const Fde &fde, uint32_t at, Fre &out) {
-  if (fde.fre_type() > kFreTypeAddr4) return SFU_E_BAD_FRE_TYPE;
-  // Reads are limited to the FRE sub-section, not the whole section.
-  Bytes b{t.sec, t.fres_at + t.fre_len, t.big_endian != 0};
-  if (at < t.fres_at) return SFU_E_FRE_OUT_OF_BOUNDS;
-  uint32_t addr_size = fre_addr_size(fde.fre_type());
-  uint64_t start;
-  if (!b.uint(at, addr_size, start) || !b.u8(at + addr_size, out.info))
-    return SFU_E_FRE_OUT_OF_BOUNDS;
-  uint8_t code = fre_word_size_code(out.info);
-  if (code == kWordSizeInvalid) return SFU_E_BAD_OFFSET_SIZE;
-  out.start = uint32_t(start);
-  out.word_size = uint8_t(1u << code);
-  out.count = fre_word_count(out.info);
-  if (out.count > kMaxWordsFlex) return SFU_E_BAD_WORD_COUNT;
-  uint32_t pos = at + addr_size + 1;
-  for (uint32_t i = 0; i < out.count; i++) {
-    uint64_t v;
-    if (!b.uint(pos, out.word_size, v)) return SFU_E_FRE_OUT_OF_BOUNDS;
-    out.raw[i] = uint32_t(v);
-    pos += out.word_size;
-  }
-  out.end = pos;
-  return SFU_OK;
-}
 
 sfu_error validate(const sfu_table &t) {
   uint64_t fres_seen = 0, bytes_seen = 0;

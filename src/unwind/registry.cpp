@@ -60,45 +60,57 @@ int claim(uint64_t start, uint64_t end) {
   return -1;
 }
 
-// What the module brings besides its table: a refusal is recorded, never fatal.
-void attach_extras(sfu_module &m, const sfu_module_desc &d) {
-  sfu_symbols_desc sd{d.symbols, d.symbols_size, d.symbols_addr, m.table.text_start, m.table.text_end};
+// What the module brings besides its table (none for sfu_register): a refusal is recorded,
+// never fatal.
+void attach_extras(sfu_module &m, const sfu_module_desc *d) {
+  sfu_symbols_desc sd{nullptr, 0, 0, m.table.text_start, m.table.text_end};
+  const void *note = nullptr;
+  size_t note_size = 0;
+  if (d) {
+    sd.section = d->symbols;
+    sd.size = d->symbols_size;
+    sd.section_addr = d->symbols_addr;
+    note = d->build_id_note;
+    note_size = d->build_id_note_size;
+  }
   m.symbols_error = sfu_symbols_init(&m.symbols, &sd);
-  m.build_id_error = sfu_build_id_from_note(d.build_id_note, d.build_id_note_size, m.table.big_endian,
-                                            &m.build_id, &m.build_id_size);
+  m.build_id_error = sfu_build_id_from_note(note, note_size, m.table.big_endian, &m.build_id, &m.build_id_size);
 }
 
-}  // namespace
-
-extern "C" enum sfu_error sfu_register_module(struct sfu_module *module, const struct sfu_module_desc *desc) {
-  if (!module || !desc) return SFU_E_NULL_ARGUMENT;
-  if (desc->table.text_end <= desc->table.text_start) return SFU_E_NO_TEXT_RANGE;
+// Both entry points: the table's description read in place, not copied into a module
+// description (a copy is a memcpy call at -Os on arm64, and code on every architecture).
+sfu_error register_module(sfu_module *module, const sfu_table_desc *table, const char *name,
+                          const sfu_module_desc *extras) {
+  if (!module || !table) return SFU_E_NULL_ARGUMENT;
+  if (table->text_end <= table->text_start) return SFU_E_NO_TEXT_RANGE;
   // A module already published must not be rewritten under the walks reading it.
   for (unsigned i = 0; i < kSlots; i++)
     if (load(i) == module) return SFU_E_TEXT_OVERLAP;
-  if (sfu_error e = sfu_table_init(&module->table, &desc->table)) return e;
-  if (desc->index)
-    if (sfu_error e = sfu_table_index(&module->table, desc->index, desc->index_size)) return e;
-  module->name = desc->name;
+  if (sfu_error e = sfu_table_init(&module->table, table)) return e;
+  if (extras && extras->index)
+    if (sfu_error e = sfu_table_index(&module->table, extras->index, extras->index_size)) return e;
+  module->name = name;
   int slot = claim(module->table.text_start, module->table.text_end);
   if (slot < 0) return SFU_E_REGISTRY_FULL;
   if (overlaps_another(unsigned(slot), module->table.text_start, module->table.text_end)) {
     release(unsigned(slot));
     return SFU_E_TEXT_OVERLAP;
   }
-  attach_extras(*module, *desc);
+  attach_extras(*module, extras);
   module->serial = sfu::unwind::next_registration_serial();
   __atomic_store_n(&g_slots[slot], module, __ATOMIC_RELEASE);
   return SFU_OK;
 }
 
+}  // namespace
+
+extern "C" enum sfu_error sfu_register_module(struct sfu_module *module, const struct sfu_module_desc *desc) {
+  return register_module(module, desc ? &desc->table : nullptr, desc ? desc->name : nullptr, desc);
+}
+
 extern "C" enum sfu_error sfu_register(struct sfu_module *module, const struct sfu_table_desc *desc,
                                        const char *name) {
-  if (!desc) return SFU_E_NULL_ARGUMENT;
-  sfu_module_desc d{};
-  d.table = *desc;
-  d.name = name;
-  return sfu_register_module(module, &d);
+  return register_module(module, desc, name, nullptr);
 }
 
 extern "C" enum sfu_error sfu_unregister(struct sfu_module *module) {
