@@ -16,7 +16,7 @@ bool covers(uint64_t start, uint32_t size, uint64_t pc) { return pc >= start && 
 // The size field of FDE `index` (open checked the FDE array fits).
 uint32_t fde_size_field(const sfu_table &t, uint32_t index) {
   uint32_t at = t.fdes_at + index * t.fde_size + (t.version == kVersion3 ? 8 : 4);
-  return uint32_t(load_field<4>(t.sec + at, t.big_endian != 0));
+  return uint32_t(load_field<4>(t.sec + at, table_big_endian(t)));
 }
 
 // Not inlined on s390x (call_levels.h): the function search and the row scan are leaves that
@@ -62,7 +62,7 @@ uint32_t row_key(const sfu_table &t, const Fde &f, uint64_t pc) {
 SFU_S390X_LEAF int64_t scan_rows(const sfu_table &t, const Fde &f, uint64_t pc) {
   const uint32_t key = row_key(t, f, pc);
   const uint32_t limit = t.fres_at + t.fre_len;
-  const bool big = t.big_endian != 0;
+  const bool big = table_big_endian(t);
   const uint32_t addr = f.fre_type() == kFreTypeAddr1 ? 1 : f.fre_type() == kFreTypeAddr2 ? 2 : 4;
   uint32_t at = f.fres_at, best = 0;
   for (uint32_t j = 0; j < f.num_fres; j++) {

@@ -6,13 +6,6 @@
 namespace sfu::sframe {
 namespace {
 
-// The ABI as one bit, read once and tested against masks, not compared as a byte: gcc 12 for
-// s390x compares a byte held in a register by storing it to the stack first, and that one spill
-// gives a leaf a frame of its own (168 bytes there) on a step's deepest call chain.
-uint32_t abi_bit(const sfu_table &t) { return 1u << (t.abi & 31); }
-constexpr uint32_t kAarch64 = 1u << SFU_ABI_AARCH64_BE | 1u << SFU_ABI_AARCH64_LE;
-constexpr uint32_t kAmd64 = 1u << SFU_ABI_AMD64_LE, kS390x = 1u << SFU_ABI_S390X_BE;
-
 // Where RA and FP are when a row says nothing about them: the header's fixed offsets, if any,
 // else still in their registers.
 sfu_rule default_ra(const sfu_table &t) {
@@ -22,17 +15,17 @@ sfu_rule default_fp(const sfu_table &t) {
   return t.fixed_fp_offset ? make_rule(SFU_RULE_AT_CFA, 0, t.fixed_fp_offset) : make_rule(SFU_RULE_UNCHANGED, 0, 0);
 }
 
-int64_t cfa_offset(uint32_t abi, int32_t w) { return (abi & kS390x) ? s390x_cfa_decode(w) : w; }
+int64_t cfa_offset(const sfu_table &t, int32_t w) { return abi_s390x(t.abi) ? s390x_cfa_decode(w) : w; }
 
 // s390x stores CFA offsets scaled down by 8; a 4-byte word can name one no int32 holds.
-sfu_error check_cfa_offset(uint32_t abi, int32_t w) {
-  int64_t off = cfa_offset(abi, w);
+sfu_error check_cfa_offset(const sfu_table &t, int32_t w) {
+  int64_t off = cfa_offset(t, w);
   return off < INT32_MIN || off > INT32_MAX ? SFU_E_CFA_OFFSET_RANGE : SFU_OK;
 }
 
 // V2 s390x keeps RA/FP of leaf functions in registers: an odd word is (regnum << 1) | 1.
-bool s390x_v2_register(uint32_t abi, uint8_t version, int32_t w) {
-  return (abi & kS390x) && version == kVersion2 && s390x_v2_is_regnum(w);
+bool s390x_v2_register(const sfu_table &t, int32_t w) {
+  return abi_s390x(t.abi) && t.version == kVersion2 && s390x_v2_is_regnum(w);
 }
 
 // A flexible rule: [control, offset]. Base is a register (reg_p) or the CFA; deref_p loads.
@@ -60,7 +53,7 @@ sfu_error check_flex(const sfu_table &t, const Fre &f) {
   // The CFA must come from a register: a CFA defined from itself says nothing.
   if (!flex_reg_p(f.raw[0])) return SFU_E_BAD_FLEX_RULE;
   if (sfu_error e = check_flex_control(f.raw[0])) return e;
-  if (sfu_error e = check_cfa_offset(abi_bit(t), f.word(1))) return e;
+  if (sfu_error e = check_cfa_offset(t, f.word(1))) return e;
   if (f.count >= 4 && !flex_ra_padded(f))
     if (sfu_error e = check_flex_control(f.raw[2])) return e;
   uint32_t fp = flex_fp_index(f);
@@ -75,26 +68,24 @@ sfu_error check_fre(const sfu_table &t, const Fde &fde, const Fre &f) {
   // No words: RA undefined, the outermost frame (V2 errata 2 and V3; V1 has no such row).
   if (f.count == 0) return t.version == kVersion1 ? SFU_E_BAD_WORD_COUNT : SFU_OK;
   if (fde.flex()) return check_flex(t, f);
-  const uint32_t abi = abi_bit(t);
-  uint8_t max = (abi & kAmd64) ? 2 : kMaxWordsDefault;
+  uint8_t max = abi_amd64(t.abi) ? 2 : kMaxWordsDefault;
   if (f.count > max) return SFU_E_BAD_WORD_COUNT;
-  if (sfu_error e = check_cfa_offset(abi, f.word(0))) return e;
+  if (sfu_error e = check_cfa_offset(t, f.word(0))) return e;
   for (uint32_t i = 1; i < f.count; i++) {
     int32_t w = f.word(i);
-    if (s390x_v2_register(abi, t.version, w) && (w < 0 || s390x_v2_regnum(w) > kMaxRegister)) return SFU_E_BAD_REGISTER;
+    if (s390x_v2_register(t, w) && (w < 0 || s390x_v2_regnum(w) > kMaxRegister)) return SFU_E_BAD_REGISTER;
   }
   return SFU_OK;
 }
 
 void rules_of_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row &row) {
-  const uint32_t abi = abi_bit(t);
   row.func_start = fde.start;
   row.func_size = fde.size;
   row.row_start = f.start;
   row.flags = 0;
   if (fre_ra_signed(f.info)) row.flags |= SFU_ROW_RA_SIGNED;
   if (t.version == kVersion3 && fde_signal(fde.info)) row.flags |= SFU_ROW_SIGNAL_FRAME;
-  if ((abi & kAarch64) && fde_pauth_key_b(fde.info)) row.flags |= SFU_ROW_PAUTH_KEY_B;
+  if (abi_aarch64(t.abi) && fde_pauth_key_b(fde.info)) row.flags |= SFU_ROW_PAUTH_KEY_B;
   if (fde.flex()) row.flags |= SFU_ROW_FLEX;
   if (fde.pcmask()) row.flags |= SFU_ROW_PCMASK;
 
@@ -107,7 +98,7 @@ void rules_of_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row &row
   }
 
   if (fde.flex()) {
-    row.cfa = flex_rule(f.raw[0], cfa_offset(abi, f.word(1)));
+    row.cfa = flex_rule(f.raw[0], cfa_offset(t, f.word(1)));
     bool has_ra = f.count >= 4 && !flex_ra_padded(f);
     row.ra = has_ra ? flex_rule(f.raw[2], f.word(3)) : default_ra(t);
     uint32_t fp = flex_fp_index(f);
@@ -115,14 +106,11 @@ void rules_of_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row &row
     return;
   }
 
-  bool sp = fre_base_sp(f.info);  // abi_sp_reg and abi_fp_reg, by the ABI's bit
-  uint8_t base = (abi & kAarch64) ? (sp ? kAarch64Sp : kAarch64Fp)
-                 : (abi & kS390x) ? (sp ? kS390xSp : kS390xFp)
-                                  : (sp ? kAmd64Sp : kAmd64Fp);
-  row.cfa = make_rule(SFU_RULE_REGISTER, base, cfa_offset(abi, f.word(0)));
+  uint8_t base = fre_base_sp(f.info) ? abi_sp_reg(t.abi) : abi_fp_reg(t.abi);
+  row.cfa = make_rule(SFU_RULE_REGISTER, base, cfa_offset(t, f.word(0)));
   // Which word says what: AMD64 has no RA word (fixed offset), so its FP is word 1; the
   // others put RA in word 1 and FP in word 2.
-  uint32_t ra_word = (abi & kAmd64) ? 0 : 1;
+  uint32_t ra_word = abi_amd64(t.abi) ? 0 : 1;
   uint32_t fp_word = ra_word + 1;
   if (ra_word == 0 || f.count <= ra_word) {
     row.ra = default_ra(t);
@@ -130,9 +118,9 @@ void rules_of_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row &row
     int32_t w = f.word(ra_word);
     // Word 0 is the "RA not saved" padding on s390x only (SFRAME_FRE_RA_OFFSET_INVALID);
     // AArch64 defines no padding, so there it is RA at CFA+0, as binutils reads it.
-    if (w == 0 && (abi & kS390x))
+    if (w == 0 && abi_s390x(t.abi))
       row.ra = make_rule(SFU_RULE_UNCHANGED, 0, 0);
-    else if (s390x_v2_register(abi, t.version, w))
+    else if (s390x_v2_register(t, w))
       row.ra = make_rule(SFU_RULE_REGISTER, s390x_v2_regnum(w), 0);
     else
       row.ra = make_rule(SFU_RULE_AT_CFA, 0, w);
@@ -141,7 +129,7 @@ void rules_of_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row &row
     row.fp = default_fp(t);
   } else {
     int32_t w = f.word(fp_word);
-    row.fp = s390x_v2_register(abi, t.version, w) ? make_rule(SFU_RULE_REGISTER, s390x_v2_regnum(w), 0)
+    row.fp = s390x_v2_register(t, w) ? make_rule(SFU_RULE_REGISTER, s390x_v2_regnum(w), 0)
                                       : make_rule(SFU_RULE_AT_CFA, 0, w);
   }
 }

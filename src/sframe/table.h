@@ -47,8 +47,8 @@ inline uint64_t fde_start(const sfu_table &t, uint32_t index) {
   const uint8_t *q = t.sec + at;
   // V1/V2 keep a signed 32-bit offset, V3 a 64-bit one; it counts from the section, or
   // (PCREL) from the field itself.
-  int64_t offset = t.version == kVersion3 ? int64_t(load_field<8>(q, t.big_endian))
-                                          : int64_t(int32_t(uint32_t(load_field<4>(q, t.big_endian))));
+  int64_t offset = t.version == kVersion3 ? int64_t(load_field<8>(q, table_big_endian(t)))
+                                          : int64_t(int32_t(uint32_t(load_field<4>(q, table_big_endian(t)))));
   uint64_t base = t.sec_addr + ((t.flags & SFU_F_FDE_FUNC_START_PCREL) ? at : 0);
   return base + uint64_t(offset);
 }
