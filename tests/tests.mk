@@ -3,6 +3,8 @@
 # Suites (each a line in tests/check.sh):
 #   unit          build/tests/unit_tests: GoogleTest, core built again with ASan + UBSan
 #   variant       build/tests/variant_tests: the core built with tests/variant/minimal.config
+#   target        build/tests/target_tests: the x86_64 library a kernel links (build/x86_64),
+#                 linked into a host test: a target build refuses other ABIs' tables and walks
 #   linker        build/tests/linked_image: a program linked with linker/sfunwind.ld walks itself
 #   embed         tests/linker/embed.sh: the same built without SFrame, given a table by `sfu gen`
 #   crash         tests/crash/check.sh: `sfu crash` on a record a real program captured and printed
@@ -99,6 +101,15 @@ $(VARIANT_DIR)/obj/%.o: %.cpp $(CORE_HDRS) $(VARIANT_CONFIG_H) | $(DEPS_STAMP)
 $(BUILD)/tests/variant_tests: $(VARIANT_TEST_OBJS) $(VARIANT_OBJS)
 	$(HOST_CXX) $(SAN) -o $@ $^ -lgtest -lgtest_main -pthread
 
+# The x86_64 core as a kernel links it (freestanding, the build's own ABI only), linked into a
+# host test: the host is x86_64, and the library needs nothing from a libc.
+TARGET_TEST_OBJS := $(patsubst %.cpp,$(BUILD)/tests/obj/%.o,$(sort $(wildcard tests/target/*.cpp)) $(SUPPORT_SRCS))
+.PHONY: target-x86_64-lib
+target-x86_64-lib:
+	@$(MAKE) --no-print-directory ARCH=x86_64 SFU_INSTALL_DEPS=no lib >/dev/null
+$(BUILD)/tests/target_tests: $(TARGET_TEST_OBJS) target-x86_64-lib
+	$(HOST_CXX) $(SAN) -no-pie -o $@ $(TARGET_TEST_OBJS) $(BUILD)/x86_64/libsfu.a -lgtest -lgtest_main -pthread
+
 include tests/x86_64/x86_64.mk
 
 # A host program linked with linker/sfunwind.ld, registering and walking its own table.
@@ -145,14 +156,14 @@ $(BUILD)/tests/sym_cfi_equal: tests/breakpad/sym_cfi_equal.cpp $(TOOLS_LIB_OBJS)
 	$(HOST_CXX) $(TOOLS_CXXFLAGS) -o $@ $< $(TOOLS_LIB_OBJS) $(HOST_DIR)/libsfu.a
 
 .PHONY: unit-tests fuzz-build
-unit-tests: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests
+unit-tests: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests $(BUILD)/tests/target_tests
 fuzz-build: $(FUZZ_DIR)/fuzz_sframe $(FUZZ_DIR)/fuzz_walk
 
 # Both targets, each for FUZZ_SECONDS.
 fuzz: $(FUZZ_DIR)/fuzz_sframe $(FUZZ_DIR)/fuzz_walk
 	bash tests/fuzz/run.sh $(FUZZ_DIR)/fuzz_sframe $(FUZZ_SECONDS) $(SFU_CORPUS) $(FUZZ_DIR)/fuzz_walk $(FUZZ_SECONDS)
 
-check: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests $(BUILD)/tests/linked_image \
+check: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests $(BUILD)/tests/target_tests $(BUILD)/tests/linked_image \
 		$(BUILD)/tests/reserve_image_gcc $(BUILD)/tests/reserve_image_clang $(BUILD)/tests/symbols_image_gas \
 		$(BUILD)/tests/crash_program \
 		gen-corpus qemu-kernels \

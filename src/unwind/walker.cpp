@@ -3,6 +3,7 @@
 // needs: reads only inside declared stacks, CFA rising, one-way stack switches, a frame cap.
 #include "call_levels.h"
 #include "config.h"
+#include "names.h"
 #include "sframe/format.h"
 #include "sfu/unwind.h"
 #include "unwind/memory.h"
@@ -426,13 +427,12 @@ size_t advance_for_abi(sfu_cursor &c, uint64_t *pcs, size_t max) {
 using namespace sfu::unwind;
 
 extern "C" const char *sfu_stop_name(enum sfu_stop stop) {
-  static const char *const names[] = {
-#define SFU_STOP_NAME(name, text) text,
+  static const char names[] =
+#define SFU_STOP_NAME(name, text) text "\0"
       SFU_STOPS(SFU_STOP_NAME)
 #undef SFU_STOP_NAME
-  };
-  unsigned i = unsigned(stop);
-  return i < sizeof(names) / sizeof(names[0]) ? names[i] : "unknown-stop";
+      "unknown-stop";
+  return sfu::nth_name(names, unsigned(stop) < unsigned(SFU_STOP_COUNT) ? unsigned(stop) : unsigned(SFU_STOP_COUNT));
 }
 
 extern "C" void sfu_walk_start(struct sfu_cursor *c, const struct sfu_regs *regs,
