@@ -14,7 +14,6 @@ sfu_error read_fde(const sfu_table &t, uint32_t index, Fde &out) {
   uint32_t fre_off = uint32_t(load_field<4>(q + (v3 ? 12 : 8), big));
   out.start = fde_start(t, index);
   out.size = uint32_t(load_field<4>(q + (v3 ? 8 : 4), big));
-  out.field_at = at;
   if (v3) {
     // V3 keeps the rest of the descriptor in front of the function's rows.
     if (fre_off > t.fre_len || kAttrSizeV3 > t.fre_len - fre_off) return SFU_E_ATTR_OUT_OF_BOUNDS;

@@ -68,8 +68,8 @@ SFU_S390X_LEAF int64_t scan_rows(const sfu_table &t, const Fde &f, uint64_t pc) 
   for (uint32_t j = 0; j < f.num_fres; j++) {
     if (at < t.fres_at || at > limit || limit - at < addr + 1) return -SFU_E_FRE_OUT_OF_BOUNDS;
     const uint8_t *q = t.sec + at;
-    uint64_t start = addr == 1 ? q[0] : addr == 2 ? load_field<2>(q, big) : load_field<4>(q, big);
-    if (uint32_t(start) > key) break;
+    uint32_t start = load_width(q, addr, big);
+    if (start > key) break;
     uint8_t info = q[addr];
     uint8_t code = fre_word_size_code(info);
     if (code == kWordSizeInvalid) return -SFU_E_BAD_OFFSET_SIZE;

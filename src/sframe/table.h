@@ -13,7 +13,6 @@ namespace sfu::sframe {
 struct Fde {
   uint64_t start;     // absolute address of the function
   uint32_t size;      // bytes of code it covers
-  uint32_t field_at;  // section offset of its start-address field
   uint32_t chain_at;  // section offset of its FRE data (V3: the attribute record)
   uint32_t fres_at;   // section offset of its first FRE
   uint32_t num_fres;
