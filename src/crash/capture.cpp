@@ -225,7 +225,7 @@ extern "C" enum sfu_error sfu_crash_capture(void *area, size_t size, const struc
   // (its defaults applied).
   sfu_cursor walk;
   sfu_walk_start(&walk, regs, config);
-  if (!abi_readable(walk.abi)) return SFU_E_CRASH_WRONG_ARCH;
+  if (!sfu::sframe::abi_served(walk.abi)) return SFU_E_CRASH_WRONG_ARCH;
 
   uint32_t *state = state_word(area);
   if (sfu_error e = claim(state)) return e;

@@ -97,7 +97,7 @@ sfu_error open_record(sfu_crash_view &view, const uint8_t *p, size_t size) {
   if (state != kStateComplete && state != kStateTaken) return SFU_E_CRASH_NO_RECORD;
   if (size < kPrologueSize) return SFU_E_CRASH_BAD_LENGTH;
   uint8_t abi = p[hdr::kAbi];
-  if (!abi_readable(abi)) return SFU_E_CRASH_WRONG_ARCH;
+  if (!sframe::abi_served(abi)) return SFU_E_CRASH_WRONG_ARCH;
   uint32_t avail = size < 0xffffffffu ? uint32_t(size) : 0xffffffffu;
   sframe::Bytes whole{p, avail, sframe::abi_big_endian(abi)};
   uint16_t version = 0;

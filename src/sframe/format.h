@@ -105,6 +105,12 @@ inline constexpr uint8_t kS390xSp = 15, kS390xFp = 11;
 // The byte order an ABI byte names, for a header not yet checked (open's byte-order check).
 constexpr bool abi_byte_big_endian(uint8_t abi) { return abi == SFU_ABI_AARCH64_BE || abi == SFU_ABI_S390X_BE; }
 
+// Whether this build serves the ABI: every known one on the host, its own on a target (a
+// cursor of another is a bad start, a crash record of another is refused).
+constexpr bool abi_served(uint8_t abi) {
+  return SFU_BUILD_ABI == 0 ? abi >= SFU_ABI_AARCH64_BE && abi <= SFU_ABI_S390X_BE : abi == SFU_BUILD_ABI;
+}
+
 // The predicates below are for an ABI already checked to be one this build serves: an opened
 // table's, a cursor's, a readable crash record's. A target build serves only its own ABI (open
 // refuses a table of another, sfu_walk_start a cursor of another), so there the ABI is a constant

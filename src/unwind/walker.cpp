@@ -353,13 +353,6 @@ sfu_stop step(sfu_cursor &c) {
   return SFU_STOP_NONE;
 }
 
-bool abi_supported(uint8_t abi) {
-#if defined(SFU_HOSTED)
-  return abi >= SFU_ABI_AARCH64_BE && abi <= SFU_ABI_S390X_BE;
-#else
-  return abi == SFU_BUILD_ABI;
-#endif
-}
 
 void fill_frame(const sfu_cursor &c, sfu_frame &f) {
   f.pc = c.pc;
@@ -465,7 +458,7 @@ extern "C" void sfu_walk_start(struct sfu_cursor *c, const struct sfu_regs *regs
   c->sp = regs->r[sp_reg];
   c->fp_known = (regs->valid >> fp_reg) & 1;
   c->fp = c->fp_known ? regs->r[fp_reg] : 0;
-  if (!abi_supported(c->abi)) {
+  if (!sfu::sframe::abi_served(c->abi)) {
     c->stop = SFU_STOP_BAD_START;
     return;
   }
