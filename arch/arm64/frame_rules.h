@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "sframe/format.h"
 #include "sfu/unwind.h"
 
 namespace sfu::arch {
@@ -17,7 +18,7 @@ struct Arm64 {
   static constexpr int64_t kSpFromCfa = 0;
   static constexpr bool kFrameRecords = true;
   // The one architecture of either byte order (a host build walks both).
-  static constexpr bool big_endian(uint8_t abi) { return abi == SFU_ABI_AARCH64_BE; }
+  static constexpr bool big_endian(uint8_t abi) { return sframe::abi_big_endian(abi); }
 
   // Clears the bits above the VA size of a user address, sets them for a kernel one (bit 55
   // tells which half, as the MMU sees it). With top-byte-ignore the top byte is a tag, not part

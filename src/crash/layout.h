@@ -82,7 +82,6 @@ constexpr uint32_t windows_at(uint32_t num_modules, uint32_t num_frames) {
   return frames_at(num_modules) + num_frames * frame::kSize;
 }
 
-
 // The state word of an area (8-byte aligned: the word is updated atomically).
 inline uint32_t *state_word(void *area) { return reinterpret_cast<uint32_t *>(static_cast<uint8_t *>(area) + hdr::kState); }
 

@@ -39,9 +39,9 @@ sfu_error read_fre(const sfu_table &t, const Fde &fde, uint32_t at, Fre &out) {
   if (fde.fre_type() > kFreTypeAddr4) return SFU_E_BAD_FRE_TYPE;
   // Reads are limited to the FRE sub-section, not the whole section: the start and info byte
   // are bounded first, then all the data words at once.
-  const uint32_t limit = t.fres_at + t.fre_len;
   const uint32_t addr_size = fre_addr_size(fde.fre_type());
-  if (at < t.fres_at || at > limit || limit - at < addr_size + 1) return SFU_E_FRE_OUT_OF_BOUNDS;
+  if (!fre_head_fits(t, at, addr_size)) return SFU_E_FRE_OUT_OF_BOUNDS;
+  const uint32_t limit = t.fres_at + t.fre_len;
   const bool big = table_big_endian(t);
   const uint8_t *q = t.sec + at;
   out.start = load_width(q, addr_size, big);

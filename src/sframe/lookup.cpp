@@ -19,11 +19,9 @@ uint32_t fde_size_field(const sfu_table &t, uint32_t index) {
   return uint32_t(load_field<4>(t.sec + at, table_big_endian(t)));
 }
 
-// Not inlined on s390x (call_levels.h): the function search and the row scan are leaves that
-// need no frame there, and sfu_table_find, left holding only the Fde and Fre across its calls,
-// spills nothing (its frame is on a step's deepest call chain).
-
-// The index of the function covering pc, or -1.
+// The index of the function covering pc, or -1. Not inlined on s390x (call_levels.h), nor is the
+// row scan: both are leaves that need no frame there, and sfu_table_find, left holding only the
+// Fde and Fre across its calls, spills nothing (its frame is on a step's deepest call chain).
 SFU_S390X_LEAF int64_t find_fde_index(const sfu_table &t, uint64_t pc) {
   if (t.flags & SFU_F_FDE_SORTED) {
     // Last FDE whose start is <= pc: among all of them, or only those the block index leaves.
@@ -61,12 +59,11 @@ uint32_t row_key(const sfu_table &t, const Fde &f, uint64_t pc) {
 // code counts more than the choice of load per row.
 SFU_S390X_LEAF int64_t scan_rows(const sfu_table &t, const Fde &f, uint64_t pc) {
   const uint32_t key = row_key(t, f, pc);
-  const uint32_t limit = t.fres_at + t.fre_len;
   const bool big = table_big_endian(t);
-  const uint32_t addr = f.fre_type() == kFreTypeAddr1 ? 1 : f.fre_type() == kFreTypeAddr2 ? 2 : 4;
+  const uint32_t addr = fre_addr_size(f.fre_type());  // the caller checked the type
   uint32_t at = f.fres_at, best = 0;
   for (uint32_t j = 0; j < f.num_fres; j++) {
-    if (at < t.fres_at || at > limit || limit - at < addr + 1) return -SFU_E_FRE_OUT_OF_BOUNDS;
+    if (!fre_head_fits(t, at, addr)) return -SFU_E_FRE_OUT_OF_BOUNDS;
     const uint8_t *q = t.sec + at;
     uint32_t start = load_width(q, addr, big);
     if (start > key) break;

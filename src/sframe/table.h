@@ -52,6 +52,13 @@ inline uint64_t fde_start(const sfu_table &t, uint32_t index) {
   return base + uint64_t(offset);
 }
 
+// Whether a row's start (addr_size bytes) and info byte at section offset `at` lie inside the FRE
+// data: what the row scan and read_fre both check before reading them.
+inline bool fre_head_fits(const sfu_table &t, uint32_t at, uint32_t addr_size) {
+  const uint32_t limit = t.fres_at + t.fre_len;
+  return at >= t.fres_at && at <= limit && limit - at >= addr_size + 1;
+}
+
 // Reads FDE `index` (< num_fdes); checks its V3 attribute record is inside the FRE data.
 sfu_error read_fde(const sfu_table &t, uint32_t index, Fde &out);
 

@@ -37,7 +37,8 @@ static_assert(sizeof(sfu_rule) == 8 && __builtin_offsetof(sfu_rule, offset) == 4
 static_assert(SFU_ROW_PCMASK <= 0xff, "row flags must fit the byte they are cached in");
 constexpr unsigned kRuleFlagsByte = 2;
 inline uint64_t pack_rule(const sfu_rule &r, uint32_t flags) {
-  uint8_t b[8] = {r.kind, r.reg, uint8_t(flags), 0};
+  uint8_t b[8] = {r.kind, r.reg};
+  b[kRuleFlagsByte] = uint8_t(flags);
   __builtin_memcpy(b + 4, &r.offset, 4);
   uint64_t w;
   __builtin_memcpy(&w, b, 8);

@@ -353,7 +353,6 @@ sfu_stop step(sfu_cursor &c) {
   return SFU_STOP_NONE;
 }
 
-
 void fill_frame(const sfu_cursor &c, sfu_frame &f) {
   f.pc = c.pc;
   f.sp = c.sp;
@@ -487,7 +486,7 @@ extern "C" size_t sfu_backtrace(const struct sfu_regs *regs, const struct sfu_wa
                                 uint64_t *pcs, size_t max, enum sfu_stop *why) {
   sfu_cursor c;
   sfu_walk_start(&c, regs, config);
-  size_t n = max ? advance_for_abi(c, pcs, max) : 0;
+  size_t n = advance_for_abi(c, pcs, max);
   if (why) *why = sfu_walk_stop(&c);
   return n;
 }

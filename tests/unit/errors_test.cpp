@@ -36,6 +36,15 @@ std::string init_error(const std::vector<uint8_t> &sec, sfu_table_desc d) {
 
 std::string init_error(const std::vector<uint8_t> &sec) { return init_error(sec, desc_for(sec)); }
 
+// A table only opened, not validated (CONFIG_SFU_VALIDATE_ON_REGISTER=n): its lookups meet a
+// damaged row themselves. The header must be fine.
+sfu_table opened(const std::vector<uint8_t> &sec, uint64_t addr = 0x10000) {
+  sfu_table t{};
+  sfu_table_desc d = desc_for(sec, addr);
+  EXPECT_EQ(sfu_table_open(&t, &d), SFU_OK);
+  return t;
+}
+
 std::vector<uint8_t> sample(uint8_t version = 3, uint8_t abi = SFU_ABI_AMD64_LE, Layout *l = nullptr) {
   return build_section(sample_table(version, abi), l);
 }
@@ -267,9 +276,7 @@ TEST(Errors, FreOutOfBounds) {
   EXPECT_EQ(init_error(count), "fre-out-of-bounds");
   // A table only opened: the lookup's row scan stops at the end of the FRE data, and only a PC
   // whose scan gets there is refused.
-  sfu_table t;
-  sfu_table_desc d = desc_for(count);
-  ASSERT_EQ(sfu_table_open(&t, &d), SFU_OK);
+  sfu_table t = opened(count);
   sfu_row row;
   EXPECT_EQ(sfu_table_find(&t, 0x1105f, &row), SFU_E_FRE_OUT_OF_BOUNDS);
   EXPECT_EQ(sfu_table_find(&t, 0x11040, &row), SFU_OK);
@@ -282,9 +289,7 @@ TEST(Errors, BadOffsetSize) {
   sec[l.fre_at[0] + 1] |= 0x60;  // word size code 3
   EXPECT_EQ(init_error(sec), "bad-offset-size");
   // Only opened: the lookup's row scan meets that row in the first function, not in the second.
-  sfu_table t;
-  sfu_table_desc d = desc_for(sec);
-  ASSERT_EQ(sfu_table_open(&t, &d), SFU_OK);
+  sfu_table t = opened(sec);
   sfu_row row;
   EXPECT_EQ(sfu_table_find(&t, 0x11000, &row), SFU_E_BAD_OFFSET_SIZE);
   EXPECT_EQ(sfu_table_find(&t, 0x11030, &row), SFU_E_BAD_OFFSET_SIZE);
@@ -394,9 +399,7 @@ TEST(Errors, ValidateClosesABadTable) {
   TableSpec spec = sample_table(3, SFU_ABI_AMD64_LE);
   std::swap(spec.fdes[0], spec.fdes[1]);
   auto sec = build_section(spec);
-  sfu_table t;
-  sfu_table_desc d = desc_for(sec);
-  ASSERT_EQ(sfu_table_open(&t, &d), SFU_OK);  // the header is fine
+  sfu_table t = opened(sec);  // the header is fine
   EXPECT_EQ(sfu_table_validate(&t), SFU_E_FDES_NOT_SORTED);
   sfu_row row;
   EXPECT_EQ(sfu_table_find(&t, 0x11000, &row), SFU_E_NOT_INITIALIZED);
@@ -449,9 +452,7 @@ TEST(Errors, TooManyRows) {
   auto sec = function_of_rows(CONFIG_SFU_MAX_FUNCTION_ROWS + 1);
   EXPECT_EQ(init_error(sec), "function-rows-over-limit");
   // A table only opened: the lookup refuses the function instead of scanning its rows.
-  sfu_table t;
-  sfu_table_desc d = desc_for(sec, 0x200000);
-  ASSERT_EQ(sfu_table_open(&t, &d), SFU_OK);
+  sfu_table t = opened(sec, 0x200000);
   sfu_row row;
   EXPECT_EQ(sfu_table_find(&t, 0x200000, &row), SFU_E_TOO_MANY_ROWS);
 }
