@@ -10,6 +10,7 @@
 
 #include "atomic.h"
 #include "config.h"
+#include "sframe/format.h"
 
 namespace sfu::unwind {
 
@@ -20,12 +21,13 @@ namespace {
 uint32_t g_last_serial;
 uint8_t g_last_filled[kRowCacheSets];  // per set, the way filled last: a hint, read and written racily
 
-void remember(RowCacheEntry &e, uint32_t serial, uint64_t pc, const sfu_row &row) {
+void remember(RowCacheEntry &e, uint32_t serial, uint64_t pc, const sfu_row &row, uint64_t plain) {
   uint32_t seq = __atomic_load_n(&e.seq, __ATOMIC_RELAXED);
   if ((seq & 1) || !compare_and_swap(&e.seq, seq, seq + 1)) return;
   __atomic_thread_fence(__ATOMIC_RELEASE);  // the odd count is seen before any new field
   __atomic_store_n(&e.serial, serial, __ATOMIC_RELAXED);
   __atomic_store_n(&e.pc, pc, __ATOMIC_RELAXED);
+  __atomic_store_n(&e.plain, plain, __ATOMIC_RELAXED);
   __atomic_store_n(&e.rule[0], pack_rule(row.cfa, row.flags), __ATOMIC_RELAXED);
   __atomic_store_n(&e.rule[1], pack_rule(row.ra, 0), __ATOMIC_RELAXED);
   __atomic_store_n(&e.rule[2], pack_rule(row.fp, 0), __ATOMIC_RELAXED);
@@ -36,8 +38,8 @@ void remember(RowCacheEntry &e, uint32_t serial, uint64_t pc, const sfu_row &row
 
 void remember_row(const sfu_module &m, uint64_t pc, const sfu_row &row) {
   if (kRowCacheEntries == 0 || m.serial == 0) return;
+  RowCacheEntry *set = row_cache_set_of(pc);
   uint32_t s = row_cache_set(pc);
-  RowCacheEntry *set = &g_row_cache[s * kRowCacheWays];
   uint32_t way = 0;
   if constexpr (kRowCacheWays == 2) {
     // An empty way, or the one holding this PC for an older registration; else the way not
@@ -51,7 +53,8 @@ void remember_row(const sfu_module &m, uint64_t pc, const sfu_row &row) {
       }
     __atomic_store_n(&g_last_filled[s], uint8_t(way), __ATOMIC_RELAXED);
   }
-  remember(set[way], m.serial, pc, row);
+  uint8_t abi = m.table.abi;
+  remember(set[way], m.serial, pc, row, plain_word(row, sframe::abi_sp_reg(abi), sframe::abi_fp_reg(abi)));
 }
 
 uint32_t next_registration_serial() {

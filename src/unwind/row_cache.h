@@ -10,13 +10,16 @@
 
 namespace sfu::unwind {
 
-// One entry; row_cache.cpp keeps the array and fills it.
-struct RowCacheEntry {
+// One entry; row_cache.cpp keeps the array and fills it. 64 bytes, one cache line: the set is
+// found with a shift, not a multiply.
+struct alignas(64) RowCacheEntry {
   uint32_t seq;      // odd while being written
   uint32_t serial;   // the registration the row came from; 0: empty
   uint64_t pc;
-  uint64_t rule[3];  // CFA, RA, FP: kind, register, the row's flags (CFA's word only), offset
+  uint64_t plain;    // the row in plain_word's form, or 0
+  uint64_t rule[3];  // CFA, RA, FP in pack_rule's form (the flags in the CFA's word)
 };
+static_assert(sizeof(RowCacheEntry) == 64, "an entry is one cache line");
 // Two ways per set: two hot PCs whose hash meets keep both their rows (one way: they would evict
 // each other on every walk). A fill takes an empty way, or the one holding the same PC for an
 // older registration, else the way not filled last (row_cache.cpp).
@@ -25,57 +28,108 @@ inline constexpr uint32_t kRowCacheWays = kRowCacheEntries >= 2 ? 2 : 1;
 inline constexpr uint32_t kRowCacheSets = kRowCacheEntries ? kRowCacheEntries / kRowCacheWays : 1;
 extern RowCacheEntry g_row_cache[kRowCacheEntries ? kRowCacheEntries : 1];
 
-// The set of pc: Fibonacci hashing, the top bits of the product mixing every bit of the PC.
-inline uint32_t row_cache_set(uint64_t pc) {
-  constexpr int kShift = 64 - __builtin_ctz(kRowCacheSets);
-  return kRowCacheSets > 1 ? uint32_t((pc * 0x9e3779b97f4a7c15ull) >> kShift) : 0;
+// The first entry of pc's set. The set comes from pc + 1 (for a return address, the address
+// itself, which a walk has in hand before it subtracts 1): its bits 2-8 folded with bits 9-15,
+// computed as the set's byte offset directly, two shifts, an exclusive or and a mask, no multiply
+// (a walk computes it on its longest chain of dependent instructions).
+inline RowCacheEntry *row_cache_set_of(uint64_t pc) {
+  constexpr unsigned kSetShift = __builtin_ctz(kRowCacheWays * sizeof(RowCacheEntry));
+  static_assert(kSetShift >= 2 && kSetShift <= 9, "the fold needs 4 <= set bytes <= 512");
+  uint64_t a = pc + 1;
+  uint64_t offset = ((a << (kSetShift - 2)) ^ (a >> (9 - kSetShift))) & (uint64_t(kRowCacheSets - 1) << kSetShift);
+  return reinterpret_cast<RowCacheEntry *>(reinterpret_cast<char *>(g_row_cache) + offset);
 }
 
-// A rule in one word: the struct's own bytes (kind, register, offset), the row's flags in its
-// padding byte (kept in the CFA's word), so a hit copies each rule with one store.
-static_assert(sizeof(sfu_rule) == 8 && __builtin_offsetof(sfu_rule, offset) == 4, "a rule is one word");
+// The number of pc's set.
+inline uint32_t row_cache_set(uint64_t pc) { return uint32_t(row_cache_set_of(pc) - g_row_cache) / kRowCacheWays; }
+
+// A rule in one word: kind in bits 0-7, register in 8-15, offset in 32-63; the CFA's word keeps
+// the row's flags in bits 16-23. Shifts, not the struct's bytes: the same on either byte order.
 static_assert(SFU_ROW_PCMASK <= 0xff, "row flags must fit the byte they are cached in");
-constexpr unsigned kRuleFlagsByte = 2;
+constexpr unsigned kRuleRegShift = 8, kRuleFlagsShift = 16, kRuleOffsetShift = 32;
 inline uint64_t pack_rule(const sfu_rule &r, uint32_t flags) {
-  uint8_t b[8] = {r.kind, r.reg};
-  b[kRuleFlagsByte] = uint8_t(flags);
-  __builtin_memcpy(b + 4, &r.offset, 4);
-  uint64_t w;
-  __builtin_memcpy(&w, b, 8);
-  return w;
+  return uint64_t(r.kind) | uint64_t(r.reg) << kRuleRegShift | uint64_t(uint8_t(flags)) << kRuleFlagsShift |
+         uint64_t(uint32_t(r.offset)) << kRuleOffsetShift;
 }
-inline void unpack_rule(uint64_t w, sfu_rule &r) { __builtin_memcpy(&r, &w, 8); }
-inline uint32_t unpack_flags(uint64_t w) {
-  uint8_t b[8];
-  __builtin_memcpy(b, &w, 8);
-  return b[kRuleFlagsByte];
+inline void unpack_rule(uint64_t w, sfu_rule &r) {
+  r.kind = uint8_t(w);
+  r.reg = uint8_t(w >> kRuleRegShift);
+  r.offset = int32_t(uint32_t(w >> kRuleOffsetShift));
+}
+inline uint32_t unpack_flags(uint64_t w) { return uint8_t(w >> kRuleFlagsShift); }
+
+// The rows compilers write for nearly every instruction: CFA = SP or FP plus an offset, RA saved
+// at CFA plus an offset, FP unchanged or saved at CFA plus an offset, no flag that changes the
+// walk (outermost, signal frame, repeating block). sp and fp: the ABI's register numbers.
+inline bool plain_rules(const sfu_row &row, uint8_t sp, uint8_t fp) {
+  if (row.flags & (SFU_ROW_OUTERMOST | SFU_ROW_SIGNAL_FRAME | SFU_ROW_PCMASK)) return false;
+  if (row.cfa.kind != SFU_RULE_REGISTER || (row.cfa.reg != sp && row.cfa.reg != fp)) return false;
+  if (row.ra.kind != SFU_RULE_AT_CFA) return false;
+  return row.fp.kind == SFU_RULE_UNCHANGED || row.fp.kind == SFU_RULE_AT_CFA;
 }
 
-// Whether entry e holds the row of registration `serial` for pc; if so, fills the rules and the
-// flags of *row. The count is even and unchanged around the copy, or the copy is not used.
-inline bool probe_row(const RowCacheEntry &e, uint32_t serial, uint64_t pc, sfu_row &row) {
+// A plain row in one word, what the walk's common path (walker.cpp, plain_run) reads: marks in
+// bits 0-7, the FP's offset from the CFA in 8-23 (16 bits, signed), the CFA's offset from SP or
+// FP in 24-43 and the RA slot's offset from SP or FP (the CFA's and the RA's together) in 44-63
+// (20 bits, signed: a frame of up to 512 KiB). 0: not plain, or an offset too large. The RA
+// slot's offset is the top field, one shift from the word: the walk's chain of dependent
+// instructions runs from this word to that slot.
+constexpr uint64_t kPlainRow = 1, kPlainCfaOnFp = 2, kPlainFpSaved = 4, kPlainRaSigned = 8;
+constexpr int64_t kPlainOffsetLimit = int64_t(1) << 19;
+inline uint64_t plain_word(const sfu_row &row, uint8_t sp, uint8_t fp) {
+  if (!plain_rules(row, sp, fp)) return 0;
+  bool fp_saved = row.fp.kind == SFU_RULE_AT_CFA;
+  int64_t cfa = row.cfa.offset, ra = cfa + row.ra.offset, fpo = fp_saved ? row.fp.offset : 0;
+  auto fits = [](int64_t v) { return v >= -kPlainOffsetLimit && v < kPlainOffsetLimit; };
+  if (!fits(cfa) || !fits(ra) || fpo != int16_t(fpo)) return 0;
+  return kPlainRow | (row.cfa.reg == fp ? kPlainCfaOnFp : 0) | (fp_saved ? kPlainFpSaved : 0) |
+         ((row.flags & SFU_ROW_RA_SIGNED) ? kPlainRaSigned : 0) | uint64_t(uint16_t(fpo)) << 8 |
+         (uint64_t(cfa) & 0xfffff) << 24 | uint64_t(ra) << 44;
+}
+inline int64_t plain_fp_offset(uint64_t w) { return int16_t(uint16_t(w >> 8)); }
+inline int64_t plain_cfa_offset(uint64_t w) { return int64_t(w << 20) >> 44; }
+inline int64_t plain_ra_offset(uint64_t w) { return int64_t(w) >> 44; }  // from SP or FP
+
+// Whether entry e holds the row of registration `serial` (a module's, never 0) for pc: the count
+// even and unchanged around the copy of the fields, or the copy is not used.
+template <class Copy>
+[[gnu::always_inline]] inline bool probe(const RowCacheEntry &e, uint32_t serial, uint64_t pc, Copy &&copy) {
   uint32_t seq = __atomic_load_n(&e.seq, __ATOMIC_ACQUIRE);
   // Another PC: a miss needs no consistent copy (the other way is probed next).
   if ((seq & 1) || __atomic_load_n(&e.pc, __ATOMIC_RELAXED) != pc) return false;
   uint32_t held = __atomic_load_n(&e.serial, __ATOMIC_RELAXED);
-  uint64_t w0 = __atomic_load_n(&e.rule[0], __ATOMIC_RELAXED), w1 = __atomic_load_n(&e.rule[1], __ATOMIC_RELAXED),
-           w2 = __atomic_load_n(&e.rule[2], __ATOMIC_RELAXED);
+  copy(e);
   __atomic_thread_fence(__ATOMIC_ACQUIRE);
-  if (__atomic_load_n(&e.seq, __ATOMIC_RELAXED) != seq || held != serial) return false;  // PC, rules: one fill
-  unpack_rule(w0, row.cfa);
-  unpack_rule(w1, row.ra);
-  unpack_rule(w2, row.fp);
-  row.flags = unpack_flags(w0);
-  return true;
+  return __atomic_load_n(&e.seq, __ATOMIC_RELAXED) == seq && held == serial;  // PC, row: one fill
+}
+
+// The plain word of pc's row if the first way of its set holds it for registration `serial` (a
+// module's, never 0), else 0. The walk's common path: one way, one word, inline.
+[[gnu::always_inline]] inline uint64_t cached_plain_word(uint32_t serial, uint64_t pc) {
+  if (kRowCacheEntries == 0) return 0;
+  uint64_t w = 0;
+  bool hit = probe(*row_cache_set_of(pc), serial, pc,
+                   [&](const RowCacheEntry &e) { w = __atomic_load_n(&e.plain, __ATOMIC_RELAXED); });
+  return hit ? w : 0;
 }
 
 // Whether the cache holds the row of this registration of module `m` for pc; if so, fills the
 // rules and the flags of *row (what a walk uses), nothing else. Inline: a cached step's probe.
 [[gnu::always_inline]] inline bool cached_row(const sfu_module &m, uint64_t pc, sfu_row &row) {
   if (kRowCacheEntries == 0 || m.serial == 0) return false;
-  const RowCacheEntry *set = &g_row_cache[row_cache_set(pc) * kRowCacheWays];
-  for (uint32_t w = 0; w < kRowCacheWays; w++)
-    if (probe_row(set[w], m.serial, pc, row)) return true;
+  uint64_t w[3];
+  auto copy = [&](const RowCacheEntry &e) {
+    for (int i = 0; i < 3; i++) w[i] = __atomic_load_n(&e.rule[i], __ATOMIC_RELAXED);
+  };
+  const RowCacheEntry *set = row_cache_set_of(pc);
+  for (uint32_t way = 0; way < kRowCacheWays; way++)
+    if (probe(set[way], m.serial, pc, copy)) {
+      unpack_rule(w[0], row.cfa);
+      unpack_rule(w[1], row.ra);
+      unpack_rule(w[2], row.fp);
+      row.flags = unpack_flags(w[0]);
+      return true;
+    }
   return false;
 }
 

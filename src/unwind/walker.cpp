@@ -125,14 +125,14 @@ sfu_stop eval_ra(const Walk<Arch> &w, const sfu_rule &r, uint64_t cfa, uint64_t 
 // In an epilogue, after `pop %rbp` or `leave`, gcc's rows still name the save slot, which is now
 // below SP: an interrupt may already have overwritten it, and the register holds the restored
 // value. A slot below SP is dead; the live register, if known, is the caller's FP.
-bool fp_slot_dead(const sfu_cursor &c, uint64_t slot) { return slot < c.sp && c.fp_known; }
+bool fp_slot_dead(bool fp_known, uint64_t sp, uint64_t slot) { return slot < sp && fp_known; }
 
 // The frame pointer: where it cannot be known the walk goes on without it (a caller further up
 // may not need it); only a refused read stops the walk.
 template <class Arch>
 sfu_stop eval_fp(const Walk<Arch> &w, const sfu_rule &r, uint64_t cfa, Caller &out) {
   if (r.kind == SFU_RULE_UNCHANGED ||
-      (r.kind == SFU_RULE_AT_CFA && fp_slot_dead(w.c, cfa + uint64_t(int64_t(r.offset))))) {
+      (r.kind == SFU_RULE_AT_CFA && fp_slot_dead(w.c.fp_known, w.c.sp, cfa + uint64_t(int64_t(r.offset))))) {
     out.fp_known = w.c.fp_known;
     out.fp = w.c.fp;
     return SFU_STOP_NONE;
@@ -163,16 +163,12 @@ template <class Arch>
   return SFU_STOP_NONE;
 }
 
-// The rows compilers write for nearly every instruction: CFA = SP or a known FP plus an offset,
-// RA saved at CFA plus an offset, FP unchanged or saved at or above SP, no special flag. They
-// are applied without the general evaluators (rule kinds, register numbers); the reads, their
-// order, the checks and the stops are the same.
+// The rows compilers write for nearly every instruction (plain_rules, row_cache.h), with the FP
+// known where the CFA is computed from it. They are applied without the general evaluators (rule
+// kinds, register numbers); the reads, their order, the checks and the stops are the same.
 template <class Arch>
-bool plain_row(const sfu_cursor &c, const sfu_row &row) {
-  if (row.flags & (SFU_ROW_OUTERMOST | SFU_ROW_SIGNAL_FRAME)) return false;
-  if (row.cfa.kind != SFU_RULE_REGISTER || row.ra.kind != SFU_RULE_AT_CFA) return false;
-  if (row.cfa.reg != Arch::kSp && !(row.cfa.reg == Arch::kFp && c.fp_known)) return false;
-  return row.fp.kind == SFU_RULE_UNCHANGED || row.fp.kind == SFU_RULE_AT_CFA;
+[[gnu::always_inline]] inline bool plain_row(bool fp_known, const sfu_row &row) {
+  return plain_rules(row, Arch::kSp, Arch::kFp) && (row.cfa.reg == Arch::kSp || fp_known);
 }
 
 template <class Arch>
@@ -184,7 +180,7 @@ sfu_stop from_plain_row(const Walk<Arch> &w, const sfu_row &row, Caller &out, in
   if (sfu_stop s = w.read_inline(on, out.cfa + uint64_t(int64_t(row.ra.offset)), out.ra)) return s;
   out.ra = Arch::strip_ra(out.ra, row.flags & SFU_ROW_RA_SIGNED, c.arm64_va_bits);
   uint64_t fp_slot = out.cfa + uint64_t(int64_t(row.fp.offset));
-  if (row.fp.kind == SFU_RULE_UNCHANGED || fp_slot_dead(c, fp_slot)) {
+  if (row.fp.kind == SFU_RULE_UNCHANGED || fp_slot_dead(c.fp_known, c.sp, fp_slot)) {
     out.fp = c.fp;
     out.fp_known = c.fp_known;
     return SFU_STOP_NONE;
@@ -195,7 +191,7 @@ sfu_stop from_plain_row(const Walk<Arch> &w, const sfu_row &row, Caller &out, in
 
 template <class Arch>
 sfu_stop from_row(const Walk<Arch> &w, const sfu_row &row, Caller &out, int &stack) {
-  if (plain_row<Arch>(w.c, row)) return from_plain_row(w, row, out, stack);
+  if (plain_row<Arch>(w.c.fp_known, row)) return from_plain_row(w, row, out, stack);
   if (row.flags & SFU_ROW_OUTERMOST) return SFU_STOP_END;
   if (sfu_stop s = eval_cfa(w, row.cfa, out.cfa)) return s;
   if (sfu_stop s = check_cfa<Arch>(w.c, out.cfa, stack)) return s;
@@ -312,7 +308,7 @@ sfu_stop from_trap(sfu_cursor &c, const sfu_trap_layout &l) {
 
 // From the cursor's frame to its caller's; commits the caller into the cursor on success.
 template <class Arch>
-sfu_stop step(sfu_cursor &c) {
+[[gnu::noinline]] sfu_stop step(sfu_cursor &c) {
   Walk<Arch> w{c};
   uint64_t pc = c.pc;
   // A return address points after the call: the call itself is at pc - 1.
@@ -382,17 +378,128 @@ template <class Arch>
   return true;
 }
 
-// Up to max frames, each one's PC stored in pcs if given; how many. One loop per architecture
-// with the step inline: a backtrace pays no call and no choice of architecture per frame.
+// A run of the steps nearly every frame takes: the row's plain word in the cache (row_cache.h),
+// the FP known, the caller on the same stack above this frame, its slots between SP and the
+// stack's top. The walk's state stays in registers for the run and is stored into the cursor
+// once, at its end. Each step makes the reads, checks and commits step() makes for such a row,
+// and stops the walk where step() would; at the first frame that needs anything else (a miss,
+// another rule, a stack switch, entry code, a slot below SP) the run ends before that frame and
+// step() takes it. Every check that needs no read comes first, so a word is read once, by the
+// run or by step(), never both: with the kernel's hook the reads go through it, in step()'s
+// order. Not inline: a call level of its own, beside step()'s, not on top of it (the stack a
+// walk needs). Returns how many frames n counts after the run.
 template <class Arch>
-size_t advance_frames(sfu_cursor &c, uint64_t *pcs, size_t max) {
-  size_t n = 0;
-  for (; n < max && advance<Arch>(c); n++)
-    if (pcs) pcs[n] = c.pc;
+[[gnu::noinline]] size_t plain_run(sfu_cursor &c, uint64_t *pcs, size_t n, size_t max) {
+  const sfu_module *m = c.module;
+  if (n >= max || c.stop != SFU_STOP_NONE || !m || c.frames >= c.max_frames || !c.fp_known || m->serial == 0)
+    return n;
+  // A plain row leaves the FP known, and the previous CFA is where the SP came from (step() sets
+  // both so; a walk's first step and the first after entry code have none yet): the checks
+  // "CFA above the last" and "caller's SP not below this SP" become one on the SP, below.
+  constexpr uint64_t kSpFromCfa = uint64_t(Arch::kSpFromCfa);
+  if (c.prev_cfa != 0 && c.prev_cfa + kSpFromCfa != c.sp) return n;
+  const sfu_walk_config &cfg = *c.config;
+  // Copies, not references: the stores into pcs could alias anything the compiler would reload.
+  // The current SP is on the stack the walk is on (a step commits no other), so an address from
+  // it up to the stack's top is on it too.
+  const uint64_t hi = walk_stack(c).hi;
+  const uint32_t serial = m->serial;
+  const uint64_t text_start = m->table.text_start, text_size = m->table.text_end - text_start;
+  uint64_t lookup = c.exact_pc ? c.pc : c.pc - 1;
+  if (lookup - text_start >= text_size || hi < 8) return n;
+  // The entry code the config names, as one range: a PC inside it ends the run, and step()
+  // decides whether it is entry code. Without the hook the loop makes no call (the module of a
+  // return address outside this one's text is found after it), so its state stays in registers.
+  uint64_t trap_lo = ~uint64_t(0), trap_hi = 0;
+  for (uint32_t i = 0; cfg.traps && i < cfg.num_traps; i++) {
+    trap_lo = cfg.traps[i].start < trap_lo ? cfg.traps[i].start : trap_lo;
+    trap_hi = cfg.traps[i].end > trap_hi ? cfg.traps[i].end : trap_hi;
+  }
+  const uint64_t trap_span = trap_hi > trap_lo ? trap_hi - trap_lo : 0;
+  const bool big = Arch::big_endian(c.abi);
+  const uint8_t va_bits = c.arm64_va_bits;
+  const bool hook = sfu_hook_read_nofault;
+  uint64_t sp = c.sp, fp = c.fp;
+  sfu_stop stop = SFU_STOP_NONE;
+  // Frames this run may give: the caller's array and the walk's cap, whichever ends first.
+  size_t left = max - n < size_t(c.max_frames - c.frames) ? max - n : size_t(c.max_frames - c.frames);
+  const size_t room = left;
+  uint64_t *out = pcs ? pcs + n : nullptr;
+  for (; left; left--) {
+    if (lookup - trap_lo < trap_span) break;
+    uint64_t w = cached_plain_word(serial, lookup);  // the other way: step() probes it
+    if (!(w & kPlainRow)) break;
+    uint64_t base = (w & kPlainCfaOnFp) ? fp : sp;
+    uint64_t cfa = base + uint64_t(plain_cfa_offset(w));
+    uint64_t caller_sp = cfa + kSpFromCfa;
+    // step() stops where the caller's SP is below this SP or the CFA not above the last one (a
+    // CFA of 0 is not above a first step's "none"); here, both are the SP not rising.
+    if (caller_sp <= sp || cfa == 0 || caller_sp > hi) break;
+    uint64_t ra_at = base + uint64_t(plain_ra_offset(w));
+    if (ra_at % 8 != 0 || ra_at < sp || ra_at > hi - 8) break;
+    uint64_t fp_at = cfa + uint64_t(plain_fp_offset(w));
+    bool fp_read = (w & kPlainFpSaved) && fp_at >= sp;  // a slot below SP is dead (fp_slot_dead)
+    if (fp_read && (fp_at % 8 != 0 || fp_at > hi - 8)) break;
+    uint64_t ra, caller_fp = fp;
+    if (hook) [[unlikely]] {
+      if (!read_word(cfg, ra_at, big, ra, c.stack_index) ||
+          (fp_read && !read_word(cfg, fp_at, big, caller_fp, c.stack_index))) {
+        stop = SFU_STOP_READ_REFUSED;
+        break;
+      }
+    } else {
+      ra = load_stack_word(ra_at, big);
+      if (fp_read) caller_fp = load_stack_word(fp_at, big);
+    }
+    ra = Arch::strip_ra(ra, w & kPlainRaSigned, va_bits);
+    if (ra == 0) {
+      Caller caller;
+      caller.cfa = cfa;
+      stop = zero_return_address(cfg, caller, c.stack_index);
+      break;
+    }
+    fp = caller_fp;
+    sp = caller_sp;
+    lookup = ra - 1;
+    if (out) *out++ = ra;
+    if (lookup - text_start >= text_size) {  // its module is found below
+      left--;
+      break;
+    }
+  }
+  if (left != room) {
+    n += room - left;
+    c.pc = lookup + 1;
+    c.sp = sp;
+    c.fp = fp;
+    c.prev_cfa = sp - kSpFromCfa;
+    c.frames += uint32_t(room - left);
+    c.topmost = 0;
+    c.exact_pc = 0;
+    c.last_source = SFU_SOURCE_TABLE;
+    if (lookup - text_start >= text_size) enter_other_module(c, lookup);
+  }
+  c.stop = uint8_t(stop);
   return n;
 }
 
-size_t advance_for_abi(sfu_cursor &c, uint64_t *pcs, size_t max) {
+// Up to max frames, each one's PC stored in pcs if given; how many. One loop per architecture:
+// runs of plain steps (plain_run), step() inline for every other, so a backtrace pays no call and
+// no choice of architecture per frame.
+template <class Arch>
+[[gnu::always_inline]] inline size_t advance_frames(sfu_cursor &c, uint64_t *pcs, size_t max) {
+  size_t n = 0;
+  while (n < max) {
+    if (c.frames > 0)
+      n = plain_run<Arch>(c, pcs, n, max);
+    if (n >= max || !advance<Arch>(c)) break;
+    if (pcs) pcs[n] = c.pc;
+    n++;
+  }
+  return n;
+}
+
+[[gnu::always_inline]] inline size_t advance_for_abi(sfu_cursor &c, uint64_t *pcs, size_t max) {
   switch (c.abi) {
 #if SFU_BUILDS_X86_64
     case SFU_ABI_AMD64_LE:
