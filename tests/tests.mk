@@ -5,6 +5,8 @@
 #   variant       build/tests/variant_tests: the core built with tests/variant/minimal.config
 #   target        build/tests/target_tests: the x86_64 library a kernel links (build/x86_64),
 #                 linked into a host test: a target build refuses other ABIs' tables and walks
+#   direct        build/tests/direct_tests: walks over real memory between inaccessible pages,
+#                 without the no-fault hook; step by step and through the row cache alike
 #   linker        build/tests/linked_image: a program linked with linker/sfunwind.ld walks itself
 #   embed         tests/linker/embed.sh: the same built without SFrame, given a table by `sfu gen`
 #   crash         tests/crash/check.sh: `sfu crash` on a record a real program captured and printed
@@ -78,7 +80,7 @@ $(FUZZ_DIR)/fuzz_sframe: $(FUZZ_SRCS) $(FUZZ_HDRS) $(CORE_HDRS) $(CONFIG_H) | $(
 # The second target, over the walker (tests/fuzz/fuzz_walk.cpp): random or given tables, fake
 # stacks behind the no-fault hook (tests/support/fake_machine.cpp), registers and trap layouts.
 FUZZ_WALK_SRCS := $(CORE_SRCS) tests/fuzz/fuzz_walk.cpp $(addprefix tests/support/,fake_machine.cpp random_tables.cpp \
-	sframe_builder.cpp)
+	sframe_builder.cpp walks.cpp)
 $(FUZZ_DIR)/fuzz_walk: $(FUZZ_WALK_SRCS) $(FUZZ_HDRS) $(CORE_HDRS) $(CONFIG_H) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CLANGXX) -std=c++20 -O1 -g -I. -Iinclude -Isrc -Iarch -Itests -I$(BUILD)/config -DSFU_HOSTED=1 $(FUZZ_SAN) \
@@ -109,6 +111,13 @@ target-x86_64-lib:
 	@$(MAKE) --no-print-directory ARCH=x86_64 SFU_INSTALL_DEPS=no lib >/dev/null
 $(BUILD)/tests/target_tests: $(TARGET_TEST_OBJS) target-x86_64-lib
 	$(HOST_CXX) $(SAN) -no-pie -o $@ $(TARGET_TEST_OBJS) $(BUILD)/x86_64/libsfu.a -lgtest -lgtest_main -pthread
+
+# Walks over stacks in real memory without the no-fault hook (tests/direct): the host core as a
+# kernel without the hook runs it, with only the support that needs no fake memory.
+DIRECT_TEST_OBJS := $(patsubst %.cpp,$(BUILD)/tests/obj/%.o,$(sort $(wildcard tests/direct/*.cpp)) \
+	tests/support/walks.cpp tests/support/random_tables.cpp)
+$(BUILD)/tests/direct_tests: $(DIRECT_TEST_OBJS) $(HOST_DIR)/libsfu.a
+	$(HOST_CXX) $(SAN) -o $@ $^ -lgtest -lgtest_main -pthread
 
 include tests/x86_64/x86_64.mk
 
@@ -156,7 +165,7 @@ $(BUILD)/tests/sym_cfi_equal: tests/breakpad/sym_cfi_equal.cpp $(TOOLS_LIB_OBJS)
 	$(HOST_CXX) $(TOOLS_CXXFLAGS) -o $@ $< $(TOOLS_LIB_OBJS) $(HOST_DIR)/libsfu.a
 
 .PHONY: unit-tests fuzz-build
-unit-tests: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests $(BUILD)/tests/target_tests
+unit-tests: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests $(BUILD)/tests/target_tests $(BUILD)/tests/direct_tests
 fuzz-build: $(FUZZ_DIR)/fuzz_sframe $(FUZZ_DIR)/fuzz_walk
 
 # Both targets, each for FUZZ_SECONDS.

@@ -8,6 +8,8 @@
 //   - the walk ends within its frame cap with a named stop (frame-cap-reached iff the cap filled);
 //   - every frame's SP is on a declared stack, its stack kind that stack's, and the stacks are
 //     visited in the declared order (innermost first, never back);
+//   - the cursor gives the same frames, every field, step by step (the row cache emptied before
+//     each step) and through the cache (where the walker runs plain steps in a loop of its own);
 //   - sfu_backtrace gives the cursor's PCs and stop (a prefix and no stop when its array is short);
 //   - sfu_print_backtrace prints exactly the cursor's frames and the stop line they imply;
 //   - the crash capture of the same walk opens and holds the same frames, stop and count.
@@ -38,6 +40,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <stdexcept>
 
 #include <algorithm>
 #include <string>
@@ -306,7 +310,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       if (w) mem.put(a, w);
     }
 
-  Walked w = walk(regs, config);
+  // Step by step first: the reference. Then twice through the row cache (the first walk fills
+  // it, the second finds every row it filled): the walker's runs of plain steps must give the
+  // same frames, and so must everything below, which walks through the cache too.
+  Walked w;
+  try {
+    w = walk_checked(regs, config);
+  } catch (const std::logic_error &e) {
+    die(e.what(), 0, SFU_OK);
+  }
   check_frames(w, mem.stacks(), cap);
   check_backtrace(w, regs, config);
   check_print(w, regs, config);

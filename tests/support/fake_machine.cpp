@@ -94,22 +94,6 @@ Registered::~Registered() {
   if (error_ == SFU_OK) sfu_unregister(&module_);
 }
 
-std::vector<uint64_t> Walked::pcs() const {
-  std::vector<uint64_t> out;
-  for (const sfu_frame &f : frames) out.push_back(f.pc);
-  return out;
-}
-
-Walked walk(const sfu_regs &regs, const sfu_walk_config &config) {
-  Walked w;
-  sfu_cursor c;
-  sfu_walk_start(&c, &regs, &config);
-  sfu_frame f;
-  while (sfu_walk_next(&c, &f)) w.frames.push_back(f);
-  w.stop = sfu_walk_stop(&c);
-  return w;
-}
-
 sfu_regs regs_with(uint64_t pc, std::initializer_list<std::pair<int, uint64_t>> values) {
   sfu_regs r{};
   r.pc = pc;

@@ -12,6 +12,7 @@
 
 #include "sfu/unwind.h"
 #include "support/sframe_builder.h"
+#include "support/walks.h"
 
 namespace sfu::test {
 
@@ -69,14 +70,6 @@ class Registered {
   sfu_module module_{};
   sfu_error error_;
 };
-
-// The frames of a walk and why it stopped.
-struct Walked {
-  std::vector<sfu_frame> frames;
-  sfu_stop stop;
-  std::vector<uint64_t> pcs() const;
-};
-Walked walk(const sfu_regs &regs, const sfu_walk_config &config);
 
 sfu_regs regs_with(uint64_t pc, std::initializer_list<std::pair<int, uint64_t>> values);
 

@@ -75,7 +75,7 @@ TEST(CrashRecord, CapturedFramesAreTheWalksOnEveryAbi) {
     CrashMachine m = crash_machine(abi);
     ASSERT_EQ(m.reg->error(), SFU_OK);
     sfu_walk_config config = m.config();
-    Walked w = walk(m.start, config);
+    Walked w = walk_checked(m.start, config);
     ASSERT_EQ(w.pcs(), m.pcs);
     ASSERT_EQ(w.stop, SFU_STOP_END);
     auto c = capture(m);

@@ -178,7 +178,7 @@ TEST(PrintBacktrace, PrintsTheSameFramesAsTheWalk) {
   X86Chain x("vmlinux");
   sfu_regs r = x.start();
   sfu_walk_config c = x.mem.config(SFU_ABI_AMD64_LE);
-  Walked w = walk(r, c);
+  Walked w = walk_checked(r, c);
   std::string expected;
   for (const sfu_frame &f : w.frames) expected += printed([&](const sfu_sink *s) { sfu_print_frame(s, &f); });
   expected += "stop: end-of-stack (reliable)\n";

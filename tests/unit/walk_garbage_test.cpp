@@ -89,7 +89,7 @@ void walk_garbage(uint64_t seed, Census &census) {
       regs.valid |= 1u << sp;
     }
     uint32_t cap = 1 + uint32_t(rng.below(64));
-    Walked walked = walk(regs, mem.config(gen.abi, cap));
+    Walked walked = walk_checked(regs, mem.config(gen.abi, cap));
     census.walks++;
     census.frames += int(walked.frames.size());
     census.stepped += walked.frames.size() >= 2;

@@ -23,7 +23,7 @@ void expect_clean(const FakeMemory &m) { EXPECT_TRUE(m.stray_reads().empty()) <<
 TEST(WalkX86_64, TableFramesToTheOutermostRow) {
   X86Chain x;
   ASSERT_EQ(x.reg.error(), SFU_OK);
-  Walked w = walk(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
+  Walked w = walk_checked(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
   EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{x.C + 0x10, x.B + 0x20, x.A + 0x30}));
   EXPECT_EQ(w.stop, SFU_STOP_END);
   ASSERT_EQ(w.frames.size(), 3u);
@@ -43,7 +43,7 @@ TEST(WalkX86_64, EpilogueSaveSlotBelowSpIsDead) {
   X86Chain x;
   x.mem.put(0x7f00, x.B + 0x20);  // C: CFA = rsp + 8 = 0x7f08, RA at rsp
   x.mem.put(0x7ef8, 0xdead0000);  // the dead slot
-  Walked w = walk(regs_with(x.C + 0x18, {{SFU_X86_64_RSP, 0x7f00}, {SFU_X86_64_RBP, 0x7fa0}}),
+  Walked w = walk_checked(regs_with(x.C + 0x18, {{SFU_X86_64_RSP, 0x7f00}, {SFU_X86_64_RBP, 0x7fa0}}),
                   x.mem.config(SFU_ABI_AMD64_LE));
   EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{x.C + 0x18, x.B + 0x20, x.A + 0x30}));
   EXPECT_EQ(w.stop, SFU_STOP_END);
@@ -51,7 +51,7 @@ TEST(WalkX86_64, EpilogueSaveSlotBelowSpIsDead) {
 
 TEST(WalkX86_64, FrameCap) {
   X86Chain x;
-  Walked w = walk(x.start(), x.mem.config(SFU_ABI_AMD64_LE, 2));
+  Walked w = walk_checked(x.start(), x.mem.config(SFU_ABI_AMD64_LE, 2));
   EXPECT_EQ(w.frames.size(), 2u);
   EXPECT_EQ(w.stop, SFU_STOP_FRAME_CAP);
 }
@@ -75,7 +75,7 @@ TEST(WalkX86_64, ReturnAddressZeroEndsCleanly) {
     m.put(0x7f08, x.B + 0x20);
     m.put(0x7f00, 0x7fa0);
     m.put(0x7fa8, 0);
-    Walked w = walk(x.start(), m.config(SFU_ABI_AMD64_LE));
+    Walked w = walk_checked(x.start(), m.config(SFU_ABI_AMD64_LE));
     EXPECT_EQ(w.frames.size(), 2u) << l.task_hi << " " << l.other_lo;
     EXPECT_EQ(w.stop, SFU_STOP_END) << l.task_hi << " " << l.other_lo;
   }
@@ -86,7 +86,7 @@ TEST(WalkX86_64, ReturnAddressZeroInTheMiddleOfTheStackIsADamagedStack) {
   // not the end. The frames so far are shown; the trace is not vouched for.
   X86Chain x;
   x.mem.put(0x7fa8, 0);
-  Walked w = walk(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
+  Walked w = walk_checked(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
   EXPECT_EQ(w.frames.size(), 2u);
   EXPECT_EQ(w.stop, SFU_STOP_ZERO_RETURN_ADDRESS);
   EXPECT_STREQ(sfu_stop_name(w.stop), "zero-return-address");
@@ -97,7 +97,7 @@ TEST(WalkX86_64, ReturnAddressZeroInTheMiddleOfTheStackIsADamagedStack) {
     m.put(0x7f08, x.B + 0x20);
     m.put(0x7f00, 0x7fa0);
     m.put(0x7fa8, 0);
-    EXPECT_EQ(walk(x.start(), m.config(SFU_ABI_AMD64_LE)).stop,
+    EXPECT_EQ(walk_checked(x.start(), m.config(SFU_ABI_AMD64_LE)).stop,
               above <= 32 ? SFU_STOP_END : SFU_STOP_ZERO_RETURN_ADDRESS) << above;
   }
 }
@@ -107,7 +107,7 @@ TEST(WalkX86_64, ReturnAddressZeroInTheMiddleOfTheStackIsADamagedStack) {
 TEST(WalkX86_64, ReturnAddressOutsideKnownTextIsTheLastFrameUnreliable) {
   X86Chain x;
   x.mem.put(0x7fa8, 0x500000);
-  Walked w = walk(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
+  Walked w = walk_checked(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
   ASSERT_EQ(w.frames.size(), 3u);
   EXPECT_EQ(w.frames[2].pc, 0x500000u);
   EXPECT_EQ(w.frames[2].module, nullptr);
@@ -118,7 +118,7 @@ TEST(WalkX86_64, ReturnAddressOutsideKnownTextIsTheLastFrameUnreliable) {
 
 TEST(WalkX86_64, StartOutsideKnownTextIsUnreliable) {
   X86Chain x;
-  Walked w = walk(regs_with(0x500000, {{SFU_X86_64_RSP, 0x7f00}}), x.mem.config(SFU_ABI_AMD64_LE));
+  Walked w = walk_checked(regs_with(0x500000, {{SFU_X86_64_RSP, 0x7f00}}), x.mem.config(SFU_ABI_AMD64_LE));
   ASSERT_EQ(w.frames.size(), 1u);
   EXPECT_EQ(w.frames[0].reliable, 0);
   EXPECT_EQ(w.stop, SFU_STOP_END);
@@ -126,7 +126,7 @@ TEST(WalkX86_64, StartOutsideKnownTextIsUnreliable) {
 
 TEST(WalkX86_64, CfaOutsideTheStacks) {
   X86Chain x;
-  Walked w = walk(regs_with(x.C + 0x10, {{SFU_X86_64_RSP, kStackHi - 8}, {SFU_X86_64_RBP, 0}}),
+  Walked w = walk_checked(regs_with(x.C + 0x10, {{SFU_X86_64_RSP, kStackHi - 8}, {SFU_X86_64_RBP, 0}}),
                   x.mem.config(SFU_ABI_AMD64_LE));
   EXPECT_EQ(w.frames.size(), 1u);
   EXPECT_EQ(w.stop, SFU_STOP_CFA_OUTSIDE_STACK);
@@ -136,7 +136,7 @@ TEST(WalkX86_64, CfaOutsideTheStacks) {
 TEST(WalkX86_64, StackGoingTheWrongWay) {
   X86Chain x;
   x.mem.put(0x7f00, 0x7e00);  // B's saved rbp below C's frame: B's CFA would fall
-  Walked w = walk(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
+  Walked w = walk_checked(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
   EXPECT_EQ(w.frames.size(), 2u);
   EXPECT_EQ(w.stop, SFU_STOP_WRONG_DIRECTION);
 }
@@ -144,12 +144,12 @@ TEST(WalkX86_64, StackGoingTheWrongWay) {
 TEST(WalkX86_64, RepeatedFrame) {
   // B's frame points at itself: rbp-based CFA and a saved rbp equal to rbp.
   X86Chain x;
-  Walked first = walk(regs_with(x.B + 0x20, {{SFU_X86_64_RSP, 0x7f80}, {SFU_X86_64_RBP, 0x7fa0}}),
+  Walked first = walk_checked(regs_with(x.B + 0x20, {{SFU_X86_64_RSP, 0x7f80}, {SFU_X86_64_RBP, 0x7fa0}}),
                       x.mem.config(SFU_ABI_AMD64_LE));
   ASSERT_EQ(first.frames.size(), 2u);  // B, then A's outermost row
   x.mem.put(0x7fa8, x.B + 0x20);
   x.mem.put(0x7fa0, 0x7fa0);
-  Walked w = walk(regs_with(x.B + 0x20, {{SFU_X86_64_RSP, 0x7f80}, {SFU_X86_64_RBP, 0x7fa0}}),
+  Walked w = walk_checked(regs_with(x.B + 0x20, {{SFU_X86_64_RSP, 0x7f80}, {SFU_X86_64_RBP, 0x7fa0}}),
                   x.mem.config(SFU_ABI_AMD64_LE));
   EXPECT_EQ(w.stop, SFU_STOP_REPEATED_FRAME);
   EXPECT_EQ(w.frames.size(), 2u);
@@ -158,7 +158,7 @@ TEST(WalkX86_64, RepeatedFrame) {
 TEST(WalkX86_64, ReadRefused) {
   X86Chain x;
   x.mem.poison(0x7fa8);
-  Walked w = walk(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
+  Walked w = walk_checked(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
   EXPECT_EQ(w.frames.size(), 2u);
   EXPECT_EQ(w.stop, SFU_STOP_READ_REFUSED);
 }
@@ -166,11 +166,11 @@ TEST(WalkX86_64, ReadRefused) {
 TEST(WalkX86_64, BadStart) {
   X86Chain x;
   sfu_walk_config c = x.mem.config(SFU_ABI_AMD64_LE);
-  EXPECT_EQ(walk(regs_with(x.C, {{SFU_X86_64_RSP, 0x100}}), c).stop, SFU_STOP_BAD_START);
-  EXPECT_EQ(walk(regs_with(x.C, {{SFU_X86_64_RBP, 0x7f00}}), c).stop, SFU_STOP_BAD_START);
+  EXPECT_EQ(walk_checked(regs_with(x.C, {{SFU_X86_64_RSP, 0x100}}), c).stop, SFU_STOP_BAD_START);
+  EXPECT_EQ(walk_checked(regs_with(x.C, {{SFU_X86_64_RBP, 0x7f00}}), c).stop, SFU_STOP_BAD_START);
   c.abi = 9;
-  EXPECT_EQ(walk(x.start(), c).stop, SFU_STOP_BAD_START);
-  EXPECT_TRUE(walk(x.start(), c).frames.empty());
+  EXPECT_EQ(walk_checked(x.start(), c).stop, SFU_STOP_BAD_START);
+  EXPECT_TRUE(walk_checked(x.start(), c).frames.empty());
 }
 
 TEST(WalkX86_64, ACountWithoutItsArrayIsNeverIndexed) {
@@ -180,12 +180,12 @@ TEST(WalkX86_64, ACountWithoutItsArrayIsNeverIndexed) {
   sfu_walk_config c = x.mem.config(SFU_ABI_AMD64_LE);
   c.stacks = nullptr;
   c.num_stacks = 3;
-  EXPECT_EQ(walk(x.start(), c).stop, SFU_STOP_BAD_START);
+  EXPECT_EQ(walk_checked(x.start(), c).stop, SFU_STOP_BAD_START);
   EXPECT_TRUE(x.mem.reads().empty());
   c = x.mem.config(SFU_ABI_AMD64_LE);
   c.traps = nullptr;
   c.num_traps = 2;
-  Walked w = walk(x.start(), c);
+  Walked w = walk_checked(x.start(), c);
   EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{x.C + 0x10, x.B + 0x20, x.A + 0x30}));
   EXPECT_EQ(w.stop, SFU_STOP_END);
 }
@@ -195,7 +195,7 @@ TEST(WalkX86_64, FramePointerFallbackIsMarkedUnreliable) {
   X86Chain x;
   x.mem.put(0x7f00, 0x7fa0);  // [rbp] = caller's rbp
   x.mem.put(0x7f08, x.B + 0x20);
-  Walked w = walk(regs_with(kText + 0x800, {{SFU_X86_64_RSP, 0x7ef0}, {SFU_X86_64_RBP, 0x7f00}}),
+  Walked w = walk_checked(regs_with(kText + 0x800, {{SFU_X86_64_RSP, 0x7ef0}, {SFU_X86_64_RBP, 0x7f00}}),
                   x.mem.config(SFU_ABI_AMD64_LE));
   ASSERT_EQ(w.pcs(), (std::vector<uint64_t>{kText + 0x800, x.B + 0x20, x.A + 0x30}));
   EXPECT_EQ(w.frames[1].source, SFU_SOURCE_FRAME_POINTER);
@@ -208,26 +208,26 @@ TEST(WalkX86_64, FramePointerFallbackIsMarkedUnreliable) {
 TEST(WalkX86_64, FramePointerFallbackKnowsTheOutermostRecord) {
   // No row covers the PC. With RBP 0 there is no frame record at all: the outermost frame.
   X86Chain x;
-  Walked w = walk(regs_with(kText + 0x800, {{SFU_X86_64_RSP, 0x7ef0}, {SFU_X86_64_RBP, 0}}),
+  Walked w = walk_checked(regs_with(kText + 0x800, {{SFU_X86_64_RSP, 0x7ef0}, {SFU_X86_64_RBP, 0}}),
                   x.mem.config(SFU_ABI_AMD64_LE));
   EXPECT_EQ(w.frames.size(), 1u);
   EXPECT_EQ(w.stop, SFU_STOP_END);
   // A record of zeros (saved RBP 0, return address 0) in the middle of the stack: the final record.
   x.mem.put(0x7e00, 0);
   x.mem.put(0x7e08, 0);
-  w = walk(regs_with(kText + 0x800, {{SFU_X86_64_RSP, 0x7df0}, {SFU_X86_64_RBP, 0x7e00}}), x.mem.config(SFU_ABI_AMD64_LE));
+  w = walk_checked(regs_with(kText + 0x800, {{SFU_X86_64_RSP, 0x7df0}, {SFU_X86_64_RBP, 0x7e00}}), x.mem.config(SFU_ABI_AMD64_LE));
   EXPECT_EQ(w.frames.size(), 1u);
   EXPECT_EQ(w.stop, SFU_STOP_END);
   // A live saved RBP with a zeroed return address: damaged.
   x.mem.put(0x7e00, 0x7fa0);
-  w = walk(regs_with(kText + 0x800, {{SFU_X86_64_RSP, 0x7df0}, {SFU_X86_64_RBP, 0x7e00}}), x.mem.config(SFU_ABI_AMD64_LE));
+  w = walk_checked(regs_with(kText + 0x800, {{SFU_X86_64_RSP, 0x7df0}, {SFU_X86_64_RBP, 0x7e00}}), x.mem.config(SFU_ABI_AMD64_LE));
   EXPECT_EQ(w.frames.size(), 1u);
   EXPECT_EQ(w.stop, SFU_STOP_ZERO_RETURN_ADDRESS);
 }
 
 TEST(WalkX86_64, NoUnwindInfoWithoutAFramePointer) {
   X86Chain x;
-  Walked w = walk(regs_with(kText + 0x800, {{SFU_X86_64_RSP, 0x7ef0}}), x.mem.config(SFU_ABI_AMD64_LE));
+  Walked w = walk_checked(regs_with(kText + 0x800, {{SFU_X86_64_RSP, 0x7ef0}}), x.mem.config(SFU_ABI_AMD64_LE));
   EXPECT_EQ(w.frames.size(), 1u);
   EXPECT_EQ(w.stop, SFU_STOP_NO_UNWIND_INFO);
 }
@@ -252,7 +252,7 @@ struct X86Switch {
 
 TEST(WalkX86_64, StackSwitchToALaterDeclaredStack) {
   X86Switch x(true);
-  Walked w = walk(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
+  Walked w = walk_checked(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
   EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{x.H + 4, x.B + 0x10, x.A + 0x10}));
   EXPECT_EQ(w.stop, SFU_STOP_END);
   ASSERT_EQ(w.frames.size(), 3u);
@@ -263,7 +263,7 @@ TEST(WalkX86_64, StackSwitchToALaterDeclaredStack) {
 
 TEST(WalkX86_64, StackSwitchBackwardsIsRefused) {
   X86Switch x(false);  // the task stack declared before the IRQ stack: no way back to it
-  Walked w = walk(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
+  Walked w = walk_checked(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
   EXPECT_EQ(w.frames.size(), 1u);
   EXPECT_EQ(w.stop, SFU_STOP_STACK_ORDER);
 }
@@ -298,7 +298,7 @@ struct Arm64Chain {
 TEST(WalkArm64, LinkRegisterAtTheTopAndPacStripped) {
   Arm64Chain a;
   ASSERT_EQ(a.reg.error(), SFU_OK);
-  Walked w = walk(a.start(kPac | (a.M + 0x14)), a.mem.config(SFU_ABI_AARCH64_LE));
+  Walked w = walk_checked(a.start(kPac | (a.M + 0x14)), a.mem.config(SFU_ABI_AARCH64_LE));
   EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{a.L + 4, a.M + 0x14, a.N + 0x24}));
   EXPECT_EQ(w.stop, SFU_STOP_END);
   ASSERT_EQ(w.frames.size(), 3u);
@@ -310,7 +310,7 @@ TEST(WalkArm64, LinkRegisterRuleBelowTheTopIsRefused) {
   // M's return point lies in its first row (CFA only: RA "in x30"), which only the topmost
   // frame may rely on: x30 was overwritten by M's own call.
   Arm64Chain a;
-  Walked w = walk(a.start(a.M + 0x2), a.mem.config(SFU_ABI_AARCH64_LE));
+  Walked w = walk_checked(a.start(a.M + 0x2), a.mem.config(SFU_ABI_AARCH64_LE));
   EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{a.L + 4, a.M + 0x2}));
   EXPECT_EQ(w.stop, SFU_STOP_RA_NOT_RECOVERABLE);
 }
@@ -319,7 +319,7 @@ TEST(WalkArm64, LinkRegisterNotGiven) {
   Arm64Chain a;
   sfu_regs r = a.start(0);
   r.valid &= ~(1u << SFU_ARM64_LR);
-  Walked w = walk(r, a.mem.config(SFU_ABI_AARCH64_LE));
+  Walked w = walk_checked(r, a.mem.config(SFU_ABI_AARCH64_LE));
   EXPECT_EQ(w.frames.size(), 1u);
   EXPECT_EQ(w.stop, SFU_STOP_REGISTER_UNKNOWN);
 }
@@ -343,7 +343,7 @@ TEST(WalkArm64, ConfiguredAddressSize) {
   Arm64Chain a;
   sfu_walk_config c = a.mem.config(SFU_ABI_AARCH64_LE);
   c.arm64_va_bits = 40;  // 0x002a... is above 40 bits too; M + 0x14 is below
-  Walked w = walk(a.start(0x0000ab0000000000 | (a.M + 0x14)), c);
+  Walked w = walk_checked(a.start(0x0000ab0000000000 | (a.M + 0x14)), c);
   EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{a.L + 4, a.M + 0x14, a.N + 0x24}));
 }
 
@@ -354,19 +354,19 @@ TEST(WalkArm64, AnAddressSizeArm64DoesNotHaveIsABadStart) {
   sfu_walk_config c = a.mem.config(SFU_ABI_AARCH64_LE);
   for (uint8_t bits : {1, 35, 53, 63, 64, 255}) {
     c.arm64_va_bits = bits;
-    Walked w = walk(a.start(kPac | (a.M + 0x14)), c);
+    Walked w = walk_checked(a.start(kPac | (a.M + 0x14)), c);
     EXPECT_EQ(w.stop, SFU_STOP_BAD_START) << int(bits);
     EXPECT_TRUE(w.frames.empty()) << int(bits);
   }
   for (uint8_t bits : {36, 52}) {
     c.arm64_va_bits = bits;
-    EXPECT_EQ(walk(a.start(kPac | (a.M + 0x14)), c).stop, SFU_STOP_END) << int(bits);
+    EXPECT_EQ(walk_checked(a.start(kPac | (a.M + 0x14)), c).stop, SFU_STOP_END) << int(bits);
   }
   // Other architectures do not read the field.
   X86Chain x;
   sfu_walk_config xc = x.mem.config(SFU_ABI_AMD64_LE);
   xc.arm64_va_bits = 64;
-  EXPECT_EQ(walk(x.start(), xc).stop, SFU_STOP_END);
+  EXPECT_EQ(walk_checked(x.start(), xc).stop, SFU_STOP_END);
 }
 
 // ---- s390x -------------------------------------------------------------------------------------
@@ -394,7 +394,7 @@ struct S390xChain {
 TEST(WalkS390x, ReturnAddressInAFloatingPointRegisterAtTheTop) {
   S390xChain s;
   ASSERT_EQ(s.reg.error(), SFU_OK);
-  Walked w = walk(s.start(), s.mem.config(SFU_ABI_S390X_BE));
+  Walked w = walk_checked(s.start(), s.mem.config(SFU_ABI_S390X_BE));
   EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{s.F + 4, s.P + 0x10, s.Q + 0x24}));
   EXPECT_EQ(w.stop, SFU_STOP_END);
   ASSERT_EQ(w.frames.size(), 3u);
@@ -406,7 +406,7 @@ TEST(WalkS390x, ReturnAddressInAFloatingPointRegisterAtTheTop) {
 
 TEST(WalkS390x, RegisterRuleBelowTheTopIsRefused) {
   S390xChain s({{0, {0}}, {6, {20, (24 << 1) | 1, -72}}});
-  Walked w = walk(s.start(), s.mem.config(SFU_ABI_S390X_BE));
+  Walked w = walk_checked(s.start(), s.mem.config(SFU_ABI_S390X_BE));
   EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{s.F + 4, s.P + 0x10}));
   EXPECT_EQ(w.stop, SFU_STOP_RA_NOT_RECOVERABLE);
 }
@@ -414,13 +414,13 @@ TEST(WalkS390x, RegisterRuleBelowTheTopIsRefused) {
 TEST(WalkS390x, RaNotSavedMeansR14AtTheTop) {
   // Padding RA word: the leaf saved only FP; its RA is still in r14.
   S390xChain s({{0, {0}}, {6, {20, -48, -72}}}, {{0, {0, 0, -8}}});
-  Walked w = walk(s.start(), s.mem.config(SFU_ABI_S390X_BE));
+  Walked w = walk_checked(s.start(), s.mem.config(SFU_ABI_S390X_BE));
   EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{s.F + 4, s.P + 0x12, s.Q + 0x24}));
 }
 
 TEST(WalkS390x, BackChainIsOffByDefault) {
   S390xChain s;
-  Walked w = walk(regs_with(kText + 0x800, {{SFU_S390X_SP, 0x7c00}}), s.mem.config(SFU_ABI_S390X_BE));
+  Walked w = walk_checked(regs_with(kText + 0x800, {{SFU_S390X_SP, 0x7c00}}), s.mem.config(SFU_ABI_S390X_BE));
   EXPECT_EQ(w.stop, SFU_STOP_NO_UNWIND_INFO);
 }
 
@@ -437,7 +437,7 @@ TEST(Walk, SignalFrameCallerIsLookedUpAtItsExactPc) {
   mem.add_stack(kStackLo, kStackHi);
   mem.put(0x7f08, F);
   mem.put(0x7f10, G + 0x14);
-  Walked w = walk(regs_with(T + 4, {{SFU_X86_64_RSP, 0x7f00}}), mem.config(SFU_ABI_AMD64_LE));
+  Walked w = walk_checked(regs_with(T + 4, {{SFU_X86_64_RSP, 0x7f00}}), mem.config(SFU_ABI_AMD64_LE));
   EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{T + 4, F, G + 0x14}));
   EXPECT_EQ(w.stop, SFU_STOP_END);
   // F was found through the trampoline's row: a table step, so still reliable, but labelled
@@ -465,7 +465,7 @@ TEST(Walk, AV1RepeatingBlockGivesNoReliableCaller) {
     mem.add_stack(kStackLo, kStackHi);
     mem.put(0x7f00, G + 4);  // the return address the call into the stub pushed
     mem.put(0x7f08, G + 8);  // one slot higher
-    Walked w = walk(regs_with(P + 0x14, {{SFU_X86_64_RSP, 0x7f00}}), mem.config(SFU_ABI_AMD64_LE));
+    Walked w = walk_checked(regs_with(P + 0x14, {{SFU_X86_64_RSP, 0x7f00}}), mem.config(SFU_ABI_AMD64_LE));
     ASSERT_GE(w.frames.size(), 2u) << int(version);
     EXPECT_EQ(w.frames[1].pc, version == 1 ? G + 8 : G + 4) << int(version);
     EXPECT_EQ(w.frames[1].reliable, version == 1 ? 0 : 1) << int(version);
@@ -605,7 +605,7 @@ struct X86Trap {
 
 TEST(WalkTrapFrames, CrossesIntoTheInterruptedContext) {
   X86Trap x;
-  Walked w = walk(x.start(), x.config());
+  Walked w = walk_checked(x.start(), x.config());
   EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{x.H + 4, x.E + 0x20, x.I, x.J + 0x14}));
   EXPECT_EQ(w.stop, SFU_STOP_END);
   ASSERT_EQ(w.frames.size(), 4u);
@@ -623,7 +623,7 @@ TEST(WalkTrapFrames, CrossesIntoTheInterruptedContext) {
 TEST(WalkTrapFrames, InterruptedOutsideKnownTextIsTheLastFrameUnreliable) {
   X86Trap x;
   x.mem.put(0x3f10 + 0x80, 0x500000);
-  Walked w = walk(x.start(), x.config());
+  Walked w = walk_checked(x.start(), x.config());
   EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{x.H + 4, x.E + 0x20, 0x500000}));
   ASSERT_EQ(w.frames.size(), 3u);
   EXPECT_EQ(w.frames[2].source, SFU_SOURCE_TRAP_FRAME);
@@ -637,7 +637,7 @@ TEST(WalkTrapFrames, WithoutTheEntryDescribedTheWalkStops) {
   X86Trap x;
   sfu_walk_config c = x.config();
   c.num_traps = 0;  // E is registered text without rows, and there is no frame pointer
-  Walked w = walk(x.start(), c);
+  Walked w = walk_checked(x.start(), c);
   EXPECT_EQ(w.frames.size(), 2u);
   EXPECT_EQ(w.stop, SFU_STOP_NO_UNWIND_INFO);
 }
@@ -645,7 +645,7 @@ TEST(WalkTrapFrames, WithoutTheEntryDescribedTheWalkStops) {
 TEST(WalkTrapFrames, SavedStackPointerMustBeSaved) {
   X86Trap x;
   x.layout.saved &= ~(1u << SFU_X86_64_RSP);
-  Walked w = walk(x.start(), x.config());
+  Walked w = walk_checked(x.start(), x.config());
   EXPECT_EQ(w.frames.size(), 2u);
   EXPECT_EQ(w.stop, SFU_STOP_REGISTER_UNKNOWN);
 }
@@ -653,14 +653,14 @@ TEST(WalkTrapFrames, SavedStackPointerMustBeSaved) {
 TEST(WalkTrapFrames, SavedStackPointerBelowTheEntryFrame) {
   X86Trap x;
   x.mem.put(0x3f10 + 0x98, 0x3e00);  // "interrupted" on the same stack, below the handler
-  Walked w = walk(x.start(), x.config());
+  Walked w = walk_checked(x.start(), x.config());
   EXPECT_EQ(w.stop, SFU_STOP_WRONG_DIRECTION);
 }
 
 TEST(WalkTrapFrames, SavedStackPointerEqualToTheEntryFrame) {
   X86Trap x;
   x.mem.put(0x3f10 + 0x98, 0x3f10);  // entry code pushes: the interrupted SP cannot be its own
-  Walked w = walk(x.start(), x.config());
+  Walked w = walk_checked(x.start(), x.config());
   EXPECT_EQ(w.frames.size(), 2u);
   EXPECT_EQ(w.stop, SFU_STOP_WRONG_DIRECTION);
 }
@@ -671,7 +671,7 @@ TEST(WalkTrapFrames, ASavedRegisterIsReadOnlyWhenARuleNeedsIt) {
   X86Trap x;
   x.layout.reg[3] = 0x10000;
   x.layout.saved |= 1u << 3;
-  Walked w = walk(x.start(), x.config());
+  Walked w = walk_checked(x.start(), x.config());
   EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{x.H + 4, x.E + 0x20, x.I, x.J + 0x14}));
   EXPECT_EQ(w.stop, SFU_STOP_END);
   expect_clean(x.mem);
@@ -699,12 +699,12 @@ TEST(WalkTrapFrames, InterruptedLeafMayKeepItsReturnAddressInTheLinkRegister) {
   sfu_walk_config c = mem.config(SFU_ABI_AARCH64_LE);
   c.traps = &entry;
   c.num_traps = 1;
-  Walked w = walk(regs_with(H + 4, {{SFU_ARM64_SP, 0x7e00}}), c);
+  Walked w = walk_checked(regs_with(H + 4, {{SFU_ARM64_SP, 0x7e00}}), c);
   EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{H + 4, E + 0x10, L + 4, N + 0x24}));
   EXPECT_EQ(w.stop, SFU_STOP_END);
   // x30 is read from its slot when L's row needs it: an unreadable slot stops the walk there.
   mem.poison(regs_at + 0xf0);
-  w = walk(regs_with(H + 4, {{SFU_ARM64_SP, 0x7e00}}), c);
+  w = walk_checked(regs_with(H + 4, {{SFU_ARM64_SP, 0x7e00}}), c);
   EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{H + 4, E + 0x10, L + 4}));
   EXPECT_EQ(w.stop, SFU_STOP_READ_REFUSED);
 }
