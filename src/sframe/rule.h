@@ -1,5 +1,6 @@
-// Building and comparing rules (struct sfu_rule, struct sfu_row): for the decoder, which makes
-// them, and the host tools, which write and compare them.
+// Building, comparing and packing rules (struct sfu_rule, struct sfu_row): for the decoder, which
+// makes them, the host tools, which write and compare them, and the row cache and the block index,
+// which keep a row's rules as the three words a walk copies.
 #pragma once
 
 #include <stdint.h>
@@ -31,6 +32,34 @@ inline bool same_rules(const sfu_row &a, const sfu_row &b) {
   constexpr uint32_t kMeaning = SFU_ROW_RA_SIGNED | SFU_ROW_OUTERMOST | SFU_ROW_SIGNAL_FRAME | SFU_ROW_PAUTH_KEY_B;
   return same_rule(a.cfa, b.cfa) && same_rule(a.ra, b.ra) && same_rule(a.fp, b.fp) &&
          (a.flags & kMeaning) == (b.flags & kMeaning);
+}
+
+// A rule in one word: the struct's own bytes (kind, register, offset), the row's flags in its
+// padding byte (kept in the CFA's word), so a copy of a row's rules is three loads and stores.
+static_assert(sizeof(sfu_rule) == 8 && __builtin_offsetof(sfu_rule, offset) == 4, "a rule is one word");
+static_assert(SFU_ROW_PCMASK <= 0xff, "row flags must fit the byte they are packed in");
+constexpr unsigned kRuleFlagsByte = 2;
+inline uint64_t pack_rule(const sfu_rule &r, uint32_t flags) {
+  uint8_t b[8] = {r.kind, r.reg};
+  b[kRuleFlagsByte] = uint8_t(flags);
+  __builtin_memcpy(b + 4, &r.offset, 4);
+  uint64_t w;
+  __builtin_memcpy(&w, b, 8);
+  return w;
+}
+inline void unpack_rule(uint64_t w, sfu_rule &r) { __builtin_memcpy(&r, &w, 8); }
+inline uint32_t unpack_flags(uint64_t w) {
+  uint8_t b[8];
+  __builtin_memcpy(b, &w, 8);
+  return b[kRuleFlagsByte];
+}
+// The rules and flags of a row from its three words (CFA with the flags, RA, FP); nothing else of
+// *row is written.
+inline void unpack_rules(uint64_t cfa, uint64_t ra, uint64_t fp, sfu_row &row) {
+  unpack_rule(cfa, row.cfa);
+  unpack_rule(ra, row.ra);
+  unpack_rule(fp, row.fp);
+  row.flags = unpack_flags(cfa);
 }
 
 }  // namespace sfu::sframe

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "sframe/rule.h"
 #include "sfu/unwind.h"
 
 namespace sfu::unwind {
@@ -15,7 +16,7 @@ struct RowCacheEntry {
   uint32_t seq;      // odd while being written
   uint32_t serial;   // the registration the row came from; 0: empty
   uint64_t pc;
-  uint64_t rule[3];  // CFA, RA, FP: kind, register, the row's flags (CFA's word only), offset
+  uint64_t rule[3];  // CFA, RA, FP as sframe::pack_rule packs them (the row's flags in the CFA's word)
 };
 // Two ways per set: two hot PCs whose hash meets keep both their rows (one way: they would evict
 // each other on every walk). A fill takes an empty way, or the one holding the same PC for an
@@ -31,26 +32,6 @@ inline uint32_t row_cache_set(uint64_t pc) {
   return kRowCacheSets > 1 ? uint32_t((pc * 0x9e3779b97f4a7c15ull) >> kShift) : 0;
 }
 
-// A rule in one word: the struct's own bytes (kind, register, offset), the row's flags in its
-// padding byte (kept in the CFA's word), so a hit copies each rule with one store.
-static_assert(sizeof(sfu_rule) == 8 && __builtin_offsetof(sfu_rule, offset) == 4, "a rule is one word");
-static_assert(SFU_ROW_PCMASK <= 0xff, "row flags must fit the byte they are cached in");
-constexpr unsigned kRuleFlagsByte = 2;
-inline uint64_t pack_rule(const sfu_rule &r, uint32_t flags) {
-  uint8_t b[8] = {r.kind, r.reg};
-  b[kRuleFlagsByte] = uint8_t(flags);
-  __builtin_memcpy(b + 4, &r.offset, 4);
-  uint64_t w;
-  __builtin_memcpy(&w, b, 8);
-  return w;
-}
-inline void unpack_rule(uint64_t w, sfu_rule &r) { __builtin_memcpy(&r, &w, 8); }
-inline uint32_t unpack_flags(uint64_t w) {
-  uint8_t b[8];
-  __builtin_memcpy(b, &w, 8);
-  return b[kRuleFlagsByte];
-}
-
 // Whether entry e holds the row of registration `serial` for pc; if so, fills the rules and the
 // flags of *row. The count is even and unchanged around the copy, or the copy is not used.
 inline bool probe_row(const RowCacheEntry &e, uint32_t serial, uint64_t pc, sfu_row &row) {
@@ -62,10 +43,7 @@ inline bool probe_row(const RowCacheEntry &e, uint32_t serial, uint64_t pc, sfu_
            w2 = __atomic_load_n(&e.rule[2], __ATOMIC_RELAXED);
   __atomic_thread_fence(__ATOMIC_ACQUIRE);
   if (__atomic_load_n(&e.seq, __ATOMIC_RELAXED) != seq || held != serial) return false;  // PC, rules: one fill
-  unpack_rule(w0, row.cfa);
-  unpack_rule(w1, row.ra);
-  unpack_rule(w2, row.fp);
-  row.flags = unpack_flags(w0);
+  sframe::unpack_rules(w0, w1, w2, row);
   return true;
 }
 
