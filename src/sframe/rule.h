@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "sframe/bytes.h"
 #include "sfu/sframe.h"
 
 namespace sfu::sframe {
@@ -36,23 +37,21 @@ inline bool same_rules(const sfu_row &a, const sfu_row &b) {
 
 // A rule in one word: the struct's own bytes (kind, register, offset), the row's flags in its
 // padding byte (kept in the CFA's word), so a copy of a row's rules is three loads and stores.
+// The word is put together by shifts in the CPU's byte order, not copied through a byte array:
+// on arm64 (-mstrict-align) such a copy is a memcpy call where the compiler does not inline it
+// (-Os, registration).
 static_assert(sizeof(sfu_rule) == 8 && __builtin_offsetof(sfu_rule, offset) == 4, "a rule is one word");
 static_assert(SFU_ROW_PCMASK <= 0xff, "row flags must fit the byte they are packed in");
+// Where byte i of the struct lies in the word.
+constexpr unsigned rule_byte_shift(unsigned i) { return kNativeBigEndian ? 56 - 8 * i : 8 * i; }
 constexpr unsigned kRuleFlagsByte = 2;
 inline uint64_t pack_rule(const sfu_rule &r, uint32_t flags) {
-  uint8_t b[8] = {r.kind, r.reg};
-  b[kRuleFlagsByte] = uint8_t(flags);
-  __builtin_memcpy(b + 4, &r.offset, 4);
-  uint64_t w;
-  __builtin_memcpy(&w, b, 8);
-  return w;
+  return uint64_t(r.kind) << rule_byte_shift(0) | uint64_t(r.reg) << rule_byte_shift(1) |
+         uint64_t(uint8_t(flags)) << rule_byte_shift(kRuleFlagsByte) |
+         uint64_t(uint32_t(r.offset)) << (kNativeBigEndian ? 0 : 32);
 }
 inline void unpack_rule(uint64_t w, sfu_rule &r) { __builtin_memcpy(&r, &w, 8); }
-inline uint32_t unpack_flags(uint64_t w) {
-  uint8_t b[8];
-  __builtin_memcpy(b, &w, 8);
-  return b[kRuleFlagsByte];
-}
+inline uint32_t unpack_flags(uint64_t w) { return uint8_t(w >> rule_byte_shift(kRuleFlagsByte)); }
 // The rules and flags of a row from its three words (CFA with the flags, RA, FP); nothing else of
 // *row is written.
 inline void unpack_rules(uint64_t cfa, uint64_t ra, uint64_t fp, sfu_row &row) {
