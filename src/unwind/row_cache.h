@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "sframe/index.h"
 #include "sframe/rule.h"
 #include "sfu/unwind.h"
 
@@ -61,10 +62,16 @@ inline bool probe_row(const RowCacheEntry &e, uint32_t serial, uint64_t pc, sfu_
 // entry.
 void remember_row(const sfu_module &m, uint64_t pc, const sfu_row &row);
 
-// The row of registered module `m` that covers pc, as sfu_table_find finds it: from the cache,
-// or searched and kept. Errors are not cached. Inline, so that a walk's deepest call chain is
-// the search's alone.
+// The row of registered module `m` that covers pc (which lies in its text), as sfu_table_find
+// finds it: from the block index, else from the cache, else searched and kept. Errors are not
+// cached; where the index says no row applies, the answer is SFU_E_NO_FUNCTION (the walker treats
+// SFU_E_NO_ROW alike). Inline, so that a walk's deepest call chain is the search's alone.
 [[gnu::always_inline]] inline sfu_error find_row(const sfu_module &m, uint64_t pc, sfu_row &row) {
+  switch (sframe::find_in_index(m.table, pc, row)) {
+    case sframe::IndexAnswer::kRow: return SFU_OK;
+    case sframe::IndexAnswer::kNoRow: return SFU_E_NO_FUNCTION;
+    case sframe::IndexAnswer::kSearch: break;
+  }
   if (cached_row(m, pc, row)) return SFU_OK;
   sfu_error e = sfu_table_find(&m.table, pc, &row);
   if (e == SFU_OK) remember_row(m, pc, row);
