@@ -16,6 +16,8 @@
 
 #include "sframe/index.h"
 #include "sframe/rule.h"
+#include "sframe/table.h"
+#include "support/corpus.h"
 #include "support/error_classes.h"
 #include "support/fake_machine.h"
 #include "support/random_tables.h"
@@ -346,6 +348,57 @@ TEST(Index, DenseAndSparseBlocks) {
   }
   EXPECT_GT(found, 100000);
   EXPECT_GT(from_index, found * 9 / 10);
+}
+
+// Real tables (the conformance corpus: gas 2.40 to 2.46, V1 to V3, x86_64, arm64, s390x), their
+// text the span of their functions: every byte answered by the bucket as sfu_table_find answers
+// it, or searched.
+TEST(Index, CorpusTablesEveryByte) {
+  int tables = 0;
+  uint64_t from_bucket = 0, searched = 0;
+  for (const std::string &name : corpus_case_names()) {
+    CorpusCase c = load_corpus_case(name);
+    if (c.section.empty()) continue;
+    sfu_table t;
+    sfu_table_desc d = desc_of(c.section, c.section_base, 0, 0);
+    ASSERT_EQ(sfu_table_init(&t, &d), SFU_OK) << name;
+    if (t.num_fdes == 0 || !(t.flags & SFU_F_FDE_SORTED)) continue;
+    uint64_t lo = ~0ull, hi = 0;
+    for (uint32_t i = 0; i < t.num_fdes; i++) {
+      sfu::sframe::Fde f;
+      ASSERT_EQ(sfu::sframe::read_fde(t, i, f), SFU_OK) << name;
+      lo = std::min(lo, f.start);
+      hi = std::max(hi, f.start + f.size);
+    }
+    if (hi <= lo) continue;
+    d.text_start = lo;
+    d.text_end = hi;
+    ASSERT_EQ(sfu_table_init(&t, &d), SFU_OK) << name;
+    IndexMemory mem(d);
+    ASSERT_EQ(sfu_table_index(&t, mem.data(), mem.size()), SFU_OK) << name;
+    tables++;
+    for (uint64_t pc = lo; pc < hi; pc++) {
+      sfu_row want, got;
+      sfu_error e = sfu_table_find(&t, pc, &want);
+      ASSERT_TRUE(e == SFU_OK || e == SFU_E_NO_FUNCTION || e == SFU_E_NO_ROW) << name << ": " << sfu_error_name(e);
+      IndexAnswer a = find_in_index(t, pc, got);
+      if (a == IndexAnswer::kSearch) {
+        searched++;
+        continue;
+      }
+      from_bucket++;
+      ASSERT_EQ(a == IndexAnswer::kRow, e == SFU_OK) << name << " pc 0x" << std::hex << pc;
+      if (e == SFU_OK) {
+        ASSERT_TRUE(packed(got) == packed(want)) << name << " pc 0x" << std::hex << pc;
+      }
+    }
+  }
+  // The searched bytes are the blocks of the cases whose .plt (a repeating block) shares a block
+  // with code.
+  EXPECT_GT(tables, 60);
+  EXPECT_GT(from_bucket, 4000u);
+  EXPECT_GT(from_bucket, 3 * searched);
+  EXPECT_GT(searched, 0u);
 }
 
 // ---- Walks ------------------------------------------------------------------------------------
