@@ -48,7 +48,7 @@ CORE_COMMON := -std=c++20 -O2 -g $(WARN) -fno-exceptions -fno-rtti -fno-threadsa
 # Registration only (open, validation, block index, registry; error names for printing) is built
 # for size: it runs once per module, never in a walk. The walk path (walker, lookup, rules,
 # decode, row cache, memory) keeps -O2. sfu.mk builds the library through these rules too.
-CORE_SIZE_SRCS := src/sframe/table.cpp src/sframe/error.cpp src/unwind/registry.cpp
+CORE_SIZE_SRCS := src/sframe/table.cpp src/sframe/index.cpp src/sframe/error.cpp src/unwind/registry.cpp
 core_opt = $(if $(filter $(1),$(CORE_SIZE_SRCS)),-Os)
 FREESTANDING := -ffreestanding -nostdlib -fno-stack-protector -fno-pic -fno-pie \
 	-fno-tree-loop-distribute-patterns

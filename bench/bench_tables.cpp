@@ -12,7 +12,8 @@
 //              (clflush of each line) before each walk: the lookups' cost when a panic or a
 //              profiler tick finds the table cold. Median over the walks, / 64 frames.
 //   worst-step the slowest single step (one sfu_walk_next from frame 1 to frame 2) over
-//              adversarial valid tables: the longest function registration accepts (its last row),
+//              adversarial valid tables: the longest function registration accepts (its last row;
+//              its rows alternate, so that no block-index bucket can hold them and the step searches),
 //              the largest unsorted FDE list (its last function), a sorted list of 2^20 functions,
 //              each stepped with the table flushed first; median of 31 steps per table, the
 //              largest of those medians.
@@ -283,7 +284,10 @@ void worst_step(std::vector<BenchLine> &out, std::vector<WorstCase> &cases) {
     f.fre_type = 2;
     f.fres.reserve(kMaxRows);
     for (uint32_t i = 0; i < kMaxRows; i++) {
-      FreSpec r = v3 ? row(i * 4, {int32_t((7u << 3) | 1), 16, 2, -8, 2, -16}) : row(i * 4, {16, -16});
+      // Two rows taking turns, so that every block of the function changes row 64 times: more than
+      // a block-index bucket holds, so the step searches (the last row, odd, is CFA = SP + 16).
+      int32_t cfa = i % 2 ? 16 : 24;
+      FreSpec r = v3 ? row(i * 4, {int32_t((7u << 3) | 1), cfa, 2, -8, 2, -16}) : row(i * 4, {cfa, -16});
       r.word_size = 4;
       f.fres.push_back(std::move(r));
     }
@@ -307,7 +311,8 @@ void worst_step(std::vector<BenchLine> &out, std::vector<WorstCase> &cases) {
     cases.push_back({"unsorted list of " + std::to_string(kMaxUnsorted) + " functions, the last one", ns});
     t.unregister();
   }
-  // A sorted list of 2^20 functions: the binary search at its longest.
+  // A sorted list of 2^20 functions: without an index, the binary search at its longest (the
+  // registration here gives one, whose buckets describe these blocks: kept as the large table).
   {
     constexpr uint32_t kN = 1u << 20;
     TableSpec spec = sfu::test::table_spec(2, SFU_ABI_AMD64_LE, {});

@@ -28,7 +28,13 @@ extern const unsigned char __sfu_build_id_end[] __attribute__((weak));
  * build-id are taken when present and valid, and module->symbols_error / build_id_error say why
  * not otherwise (no-symbol-table, no-build-id when the script has none). */
 static inline enum sfu_error sfu_register_image(struct sfu_module *module, const void *text_start,
-                                                const void *text_end) {
+                                                const void *text_end);
+
+/* The same, giving memory for the table's block index (sfu/sframe.h): 8-byte aligned, at least
+ * sfu_index_size bytes for [text_start, text_end), e.g. a static array of
+ * SFU_INDEX_BYTES(the most text the image will have) bytes. NULL and 0: none. */
+static inline enum sfu_error sfu_register_image_indexed(struct sfu_module *module, const void *text_start,
+                                                        const void *text_end, void *index, size_t index_size) {
   struct sfu_module_desc desc;
   desc.table.section = __sfu_sframe_start;
   desc.table.size = (size_t)(__sfu_sframe_end - __sfu_sframe_start);
@@ -42,9 +48,14 @@ static inline enum sfu_error sfu_register_image(struct sfu_module *module, const
   desc.symbols_addr = (uint64_t)(uintptr_t)__sfu_symbols_start;
   desc.build_id_note = __sfu_build_id_start;
   desc.build_id_note_size = (size_t)(__sfu_build_id_end - __sfu_build_id_start);
-  desc.index = 0; /* sfu_register_module with your own desc to give index memory */
-  desc.index_size = 0;
+  desc.index = index;
+  desc.index_size = index_size;
   return sfu_register_module(module, &desc);
+}
+
+static inline enum sfu_error sfu_register_image(struct sfu_module *module, const void *text_start,
+                                                const void *text_end) {
+  return sfu_register_image_indexed(module, text_start, text_end, 0, 0);
 }
 
 #ifdef __cplusplus

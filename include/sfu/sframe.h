@@ -96,7 +96,7 @@ extern "C" {
   X(SFU_E_CRASH_BAD_LAYOUT, "crash-bad-layout")       /* a part out of place or malformed */ \
   X(SFU_E_TOO_MANY_ROWS, "function-rows-over-limit")  /* over CONFIG_SFU_MAX_FUNCTION_ROWS */ \
   X(SFU_E_UNSORTED_TOO_LARGE, "unsorted-table-too-large") /* unsorted, over CONFIG_SFU_MAX_UNSORTED_FDES */ \
-  X(SFU_E_BAD_INDEX_MEMORY, "bad-index-memory")       /* under sfu_index_size, or not 4-aligned */
+  X(SFU_E_BAD_INDEX_MEMORY, "bad-index-memory")       /* under sfu_index_size, or not 8-aligned */
 
 enum sfu_error {
 #define SFU_ERROR_ENUM(name, text) name,
@@ -157,9 +157,9 @@ struct sfu_table {
   int8_t fixed_fp_offset, fixed_ra_offset;
   uint8_t fde_size;
   uint8_t ready; /* 0 closed, 1 opened, 2 opened and fully validated */
-  /* The block index (sfu_table_index), or NULL: entry b counts the functions starting at or
-   * before text_start + b * SFU_INDEX_BLOCK; index_entries of them. */
-  const uint32_t *index;
+  /* The block index (sfu_table_index), or NULL: its first bucket (the row palette lies just before
+   * it), index_entries buckets of SFU_INDEX_BUCKET bytes. */
+  const uint8_t *index;
   uint32_t index_entries;
 };
 
@@ -179,24 +179,40 @@ enum sfu_error sfu_table_init(struct sfu_table *table, const struct sfu_table_de
 
 /* ---- The block index: an optional lookup accelerator, built once into caller memory ---------
  *
- * Like Linux's ORC lookup table: one 32-bit entry per SFU_INDEX_BLOCK bytes of text, counting
- * the functions that start at or before that block, so a lookup searches only the few functions
- * of one block instead of the whole table. Only sorted tables (SFU_F_FDE_SORTED) with a text
- * range use it; an unsorted table, or one without text_end, is looked up as without it. */
+ * Like Linux's ORC lookup table, one entry per SFU_INDEX_BLOCK bytes of text, but an entry is a
+ * whole cache line (a bucket of SFU_INDEX_BUCKET bytes) that holds the block's rows themselves:
+ * where in the block the row changes (up to 29 times) and, for each stretch, an id into a palette
+ * of the table's distinct rows (up to 255, each the three rules and the flags a walk applies). A
+ * walk's lookup then reads one bucket and one palette row, not the function records and the rows.
+ * A block the bucket cannot describe (more changes, a row the full palette lacks, a repeating-block
+ * function such as a .plt) is searched as without the index, and so is every block of a table only
+ * opened (not validated): each bucket also counts the functions starting at or before its block,
+ * so sfu_table_find searches only those of one block. Only sorted tables (SFU_F_FDE_SORTED) with a
+ * text range use it; an unsorted table, or one without text_end, is looked up as without it. */
 #define SFU_INDEX_BLOCK 256u
+#define SFU_INDEX_BUCKET 64u
+/* Fixed bytes besides the buckets: 64 to align them, 512 for the hash that merges equal rows while
+ * building, 6144 for the palette (256 rows of 24 bytes). */
+#define SFU_INDEX_FIXED (64u + 512u + 256u * 24u)
+/* sfu_index_size for text_size bytes of text (more than 0), as a constant expression: for memory
+ * set aside statically from the most text an image will have. */
+#define SFU_INDEX_BYTES(text_size) \
+  ((((text_size) + SFU_INDEX_BLOCK - 1) / SFU_INDEX_BLOCK + 1) * SFU_INDEX_BUCKET + SFU_INDEX_FIXED)
 
-/* Bytes of index memory for a table whose text is [desc->text_start, desc->text_end): 4 bytes
- * per block of text, plus 4. 0 when there is no text range, or the text is too large to index
- * (an index would need 4 GiB or more). Callable before anything is registered, so the memory
- * can be set aside (statically, for the kernel image) ahead of time. */
+/* Bytes of index memory for a table whose text is [desc->text_start, desc->text_end): 64 bytes
+ * per 256-byte block of text and one more bucket, plus SFU_INDEX_FIXED (6720) bytes; a function of
+ * the text range alone. 0 when there is no text range, or the text is too large to index (an index
+ * would need 4 GiB or more). Callable before anything is registered, so the memory can be set
+ * aside (statically, for the kernel image) ahead of time. */
 size_t sfu_index_size(const struct sfu_table_desc *desc);
 
-/* Builds the block index of an opened (or validated) table into `memory` (4-byte aligned, at
+/* Builds the block index of an opened (or validated) table into `memory` (8-byte aligned, at
  * least sfu_index_size bytes for the table's text range), in time linear in the table's
- * functions plus its blocks, and points the table at it; lookups only read it from then on.
- * Refuses with SFU_E_BAD_INDEX_MEMORY (too small, misaligned, or the text cannot be indexed),
- * SFU_E_NOT_INITIALIZED; a table without the sorted flag is left without an index (SFU_OK).
- * The memory must stay valid, unchanged, as long as the table is used. */
+ * functions, rows and blocks, and points the table at it; lookups only read it from then on.
+ * The rows are described only if the table was validated before (sfu_table_validate, or
+ * sfu_table_init with validation on, as registration does). Refuses with SFU_E_BAD_INDEX_MEMORY (too small, misaligned, or the text
+ * cannot be indexed), SFU_E_NOT_INITIALIZED; a table without the sorted flag is left without an
+ * index (SFU_OK). The memory must stay valid, unchanged, as long as the table is used. */
 enum sfu_error sfu_table_index(struct sfu_table *table, void *memory, size_t size);
 
 /* How one value (CFA, RA or FP of the caller) is recovered. */

@@ -50,13 +50,14 @@ struct sfu_module_desc {
   const void *build_id_note;   /* the .note.gnu.build-id section: its notes, read in the */
   size_t build_id_note_size;   /* table's byte order */
   void *index;                 /* optional: memory for the table's block index (sfu/sframe.h), */
-  size_t index_size;           /* 4-byte aligned, sfu_index_size(&table) bytes; NULL and 0: none */
+  size_t index_size;           /* 8-byte aligned, sfu_index_size(&table) bytes; NULL and 0: none */
 };
 
 /* Registers the module as sfu_register does: the table's error decides, and on any error the
  * module is not registered. With index memory, builds the table's block index into it first
- * (sfu_table_index; SFU_E_BAD_INDEX_MEMORY if it is too small or misaligned): lookups in the
- * module then search one block's functions, not the whole table. Then, before it is published, validates the symbol table
+ * (sfu_table_index; SFU_E_BAD_INDEX_MEMORY if it is too small or misaligned): a walk's lookup in
+ * the module then reads one bucket of the index, or searches one block's functions where the
+ * bucket cannot say. Then, before it is published, validates the symbol table
  * (sfu_symbols_init, against the table's text range) and finds the build-id
  * (sfu_build_id_from_note): a refusal of either is recorded in symbols_error or build_id_error
  * and does not stop the registration. Call from normal context. */

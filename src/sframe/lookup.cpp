@@ -6,6 +6,7 @@
 #include "call_levels.h"
 #include "config.h"
 #include "search.h"
+#include "sframe/index.h"
 #include "sframe/table.h"
 
 namespace sfu::sframe {
@@ -26,12 +27,13 @@ SFU_S390X_LEAF int64_t find_fde_index(const sfu_table &t, uint64_t pc) {
   if (t.flags & SFU_F_FDE_SORTED) {
     // Last FDE whose start is <= pc: among all of them, or only those the block index leaves.
     uint32_t lo = 0, hi = t.num_fdes;
-    const uint32_t *index = __atomic_load_n(&t.index, __ATOMIC_ACQUIRE);
+    const uint8_t *index = __atomic_load_n(&t.index, __ATOMIC_ACQUIRE);
     if (index) {
       uint64_t b = (pc - t.text_start) / SFU_INDEX_BLOCK;  // the caller checked pc is in the text
       if (b + 1 < t.index_entries) {
-        hi = index[b + 1] < t.num_fdes ? index[b + 1] : t.num_fdes;
-        lo = index[b] < hi ? index[b] : hi;
+        uint32_t here = index_first_fde(index, b), next = index_first_fde(index, b + 1);
+        hi = next < t.num_fdes ? next : t.num_fdes;
+        lo = here < hi ? here : hi;
       }
     }
     uint32_t n = lo + count_starting_at_or_before(hi - lo, pc, [&](uint32_t i) { return fde_start(t, lo + i); });

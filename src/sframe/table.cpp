@@ -178,37 +178,6 @@ extern "C" enum sfu_error sfu_table_validate(struct sfu_table *table) {
   return SFU_OK;
 }
 
-extern "C" size_t sfu_index_size(const struct sfu_table_desc *desc) {
-  if (!desc || desc->text_end <= desc->text_start) return 0;
-  uint64_t blocks = (desc->text_end - desc->text_start - 1) / SFU_INDEX_BLOCK + 1;
-  if (blocks >= (uint64_t(1) << 30) - 1) return 0;  // 4 GiB of index or more: not indexed
-  return size_t((blocks + 1) * 4);
-}
-
-extern "C" enum sfu_error sfu_table_index(struct sfu_table *table, void *memory, size_t size) {
-  if (!table || !memory) return SFU_E_NULL_ARGUMENT;
-  if (!table->ready) return SFU_E_NOT_INITIALIZED;
-  sfu_table_desc d{};
-  d.text_start = table->text_start;
-  d.text_end = table->text_end;
-  size_t need = sfu_index_size(&d);
-  if (need == 0 || size < need || uintptr_t(memory) % 4 != 0) return SFU_E_BAD_INDEX_MEMORY;
-  if (!(table->flags & SFU_F_FDE_SORTED)) return SFU_OK;  // searched linearly, bounded at open
-  // Entry b: how many functions start at or before block b's first byte. One sweep: starts rise
-  // in a sorted table (in one only opened they may not, and the entries are then merely useless:
-  // each is still at most num_fdes, so a lookup through them reads only inside the section).
-  uint32_t *entry = static_cast<uint32_t *>(memory);
-  uint32_t entries = uint32_t(need / 4), n = 0;
-  for (uint32_t b = 0; b < entries; b++) {
-    uint64_t at = table->text_start + uint64_t(b) * SFU_INDEX_BLOCK;
-    while (n < table->num_fdes && fde_start(*table, n) <= at) n++;
-    entry[b] = n;
-  }
-  __atomic_store_n(&table->index_entries, entries, __ATOMIC_RELAXED);
-  __atomic_store_n(&table->index, entry, __ATOMIC_RELEASE);
-  return SFU_OK;
-}
-
 extern "C" enum sfu_error sfu_table_init(struct sfu_table *table, const struct sfu_table_desc *desc) {
   if (sfu_error e = sfu_table_open(table, desc)) return e;
   return sfu::config::kValidateOnRegister ? sfu_table_validate(table) : SFU_OK;

@@ -28,9 +28,9 @@ void remember(RowCacheEntry &e, uint32_t serial, uint64_t pc, const sfu_row &row
   __atomic_store_n(&e.serial, serial, __ATOMIC_RELAXED);
   __atomic_store_n(&e.pc, pc, __ATOMIC_RELAXED);
   __atomic_store_n(&e.plain, plain, __ATOMIC_RELAXED);
-  __atomic_store_n(&e.rule[0], pack_rule(row.cfa, row.flags), __ATOMIC_RELAXED);
-  __atomic_store_n(&e.rule[1], pack_rule(row.ra, 0), __ATOMIC_RELAXED);
-  __atomic_store_n(&e.rule[2], pack_rule(row.fp, 0), __ATOMIC_RELAXED);
+  __atomic_store_n(&e.rule[0], sframe::pack_rule(row.cfa, row.flags), __ATOMIC_RELAXED);
+  __atomic_store_n(&e.rule[1], sframe::pack_rule(row.ra, 0), __ATOMIC_RELAXED);
+  __atomic_store_n(&e.rule[2], sframe::pack_rule(row.fp, 0), __ATOMIC_RELAXED);
   __atomic_store_n(&e.seq, seq + 2, __ATOMIC_RELEASE);
 }
 

@@ -6,6 +6,8 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "sframe/index.h"
+#include "sframe/rule.h"
 #include "sfu/unwind.h"
 
 namespace sfu::unwind {
@@ -17,7 +19,7 @@ struct alignas(64) RowCacheEntry {
   uint32_t serial;   // the registration the row came from; 0: empty
   uint64_t pc;
   uint64_t plain;    // the row in plain_word's form, or 0
-  uint64_t rule[3];  // CFA, RA, FP in pack_rule's form (the flags in the CFA's word)
+  uint64_t rule[3];  // CFA, RA, FP as sframe::pack_rule packs them (the row's flags in the CFA's word)
 };
 static_assert(sizeof(RowCacheEntry) == 64, "an entry is one cache line");
 // Two ways per set: two hot PCs whose hash meets keep both their rows (one way: they would evict
@@ -42,21 +44,6 @@ inline RowCacheEntry *row_cache_set_of(uint64_t pc) {
 
 // The number of pc's set.
 inline uint32_t row_cache_set(uint64_t pc) { return uint32_t(row_cache_set_of(pc) - g_row_cache) / kRowCacheWays; }
-
-// A rule in one word: kind in bits 0-7, register in 8-15, offset in 32-63; the CFA's word keeps
-// the row's flags in bits 16-23. Shifts, not the struct's bytes: the same on either byte order.
-static_assert(SFU_ROW_PCMASK <= 0xff, "row flags must fit the byte they are cached in");
-constexpr unsigned kRuleRegShift = 8, kRuleFlagsShift = 16, kRuleOffsetShift = 32;
-inline uint64_t pack_rule(const sfu_rule &r, uint32_t flags) {
-  return uint64_t(r.kind) | uint64_t(r.reg) << kRuleRegShift | uint64_t(uint8_t(flags)) << kRuleFlagsShift |
-         uint64_t(uint32_t(r.offset)) << kRuleOffsetShift;
-}
-inline void unpack_rule(uint64_t w, sfu_rule &r) {
-  r.kind = uint8_t(w);
-  r.reg = uint8_t(w >> kRuleRegShift);
-  r.offset = int32_t(uint32_t(w >> kRuleOffsetShift));
-}
-inline uint32_t unpack_flags(uint64_t w) { return uint8_t(w >> kRuleFlagsShift); }
 
 // The rows compilers write for nearly every instruction: CFA = SP or FP plus an offset, RA saved
 // at CFA plus an offset, FP unchanged or saved at CFA plus an offset, no flag that changes the
@@ -124,25 +111,30 @@ template <class Copy>
   const RowCacheEntry *set = row_cache_set_of(pc);
   for (uint32_t way = 0; way < kRowCacheWays; way++)
     if (probe(set[way], m.serial, pc, copy)) {
-      unpack_rule(w[0], row.cfa);
-      unpack_rule(w[1], row.ra);
-      unpack_rule(w[2], row.fp);
-      row.flags = unpack_flags(w[0]);
+      sframe::unpack_rules(w[0], w[1], w[2], row);
       return true;
     }
   return false;
 }
 
-// Keeps the row sfu_table_find gave for pc, unless another CPU or an interrupted fill holds the
-// entry.
+// Keeps the row the index or sfu_table_find gave for pc, unless another CPU or an interrupted
+// fill holds the entry.
 void remember_row(const sfu_module &m, uint64_t pc, const sfu_row &row);
 
-// The row of registered module `m` that covers pc, as sfu_table_find finds it: from the cache,
-// or searched and kept. Errors are not cached. Inline, so that a walk's deepest call chain is
-// the search's alone.
+// The row of registered module `m` that covers pc (which lies in its text), as sfu_table_find
+// finds it: from the cache, else from the block index, else searched; a row from either is kept
+// in the cache (a hit costs less than a bucket, and the walk's runs of plain steps read only the
+// cache). Errors are not cached; where the index says no row applies, the answer is
+// SFU_E_NO_FUNCTION (the walker treats SFU_E_NO_ROW alike). Inline, so that a walk's deepest
+// call chain is the search's alone.
 [[gnu::always_inline]] inline sfu_error find_row(const sfu_module &m, uint64_t pc, sfu_row &row) {
   if (cached_row(m, pc, row)) return SFU_OK;
-  sfu_error e = sfu_table_find(&m.table, pc, &row);
+  sfu_error e = SFU_OK;
+  switch (sframe::find_in_index(m.table, pc, row)) {
+    case sframe::IndexAnswer::kRow: break;
+    case sframe::IndexAnswer::kNoRow: return SFU_E_NO_FUNCTION;
+    case sframe::IndexAnswer::kSearch: e = sfu_table_find(&m.table, pc, &row); break;
+  }
   if (e == SFU_OK) remember_row(m, pc, row);
   return e;
 }

@@ -48,23 +48,12 @@ class GuardedStack {
   sfu_stack stack_;
 };
 
-// A return address into a function, a stack address (often near a top), or noise.
-uint64_t plausible_word(Rng &rng, const GenTable &t, const std::vector<sfu_stack> &stacks) {
-  switch (rng.below(8)) {
-    case 0: case 1: case 2: case 3: {
-      const GenFunc &f = t.funcs[rng.below(t.funcs.size())];
-      return f.start + rng.below(uint64_t(f.size) + 2);
-    }
-    case 4: case 5: {
-      const sfu_stack &s = stacks[rng.below(stacks.size())];
-      uint64_t back = rng.one_in(2) ? rng.below(64) : rng.below(s.hi - s.lo + 1);
-      return (s.hi - back) & ~uint64_t(rng.one_in(8) ? 3 : 7);  // now and then misaligned
-    }
-    case 6:
-      return rng.below(64);
-    default:
-      return rng.next();
-  }
+// random_tables' plausible word, or (one time in four) an address just below a stack's top, now
+// and then misaligned: the slots a run reads last before the inaccessible page above.
+uint64_t word_near_tops(Rng &rng, const GenTable &t, const std::vector<sfu_stack> &stacks) {
+  if (!rng.one_in(4)) return plausible_word(rng, t, stacks);
+  const sfu_stack &s = stacks[rng.below(stacks.size())];
+  return (s.hi - rng.below(64)) & ~uint64_t(rng.one_in(8) ? 3 : 7);
 }
 
 struct Census {
@@ -97,13 +86,13 @@ void walk_direct(uint64_t seed, Census &census) {
     stacks.push_back(mapped.back()->stack());
   }
   for (auto &m : mapped)
-    for (uint64_t a = m->stack().lo; a + 8 <= m->stack().hi; a += 8) m->put(a, plausible_word(rng, gen, stacks), gen.big());
+    for (uint64_t a = m->stack().lo; a + 8 <= m->stack().hi; a += 8) m->put(a, word_near_tops(rng, gen, stacks), gen.big());
 
   for (int w = 0; w < 8; w++) {
     sfu_regs regs{};
     for (int n = 0; n < SFU_REGS_MAX; n++)
       if (rng.one_in(2)) {
-        regs.r[n] = plausible_word(rng, gen, stacks);
+        regs.r[n] = word_near_tops(rng, gen, stacks);
         regs.valid |= 1u << n;
       }
     const GenFunc &f = gen.funcs[rng.below(gen.funcs.size())];

@@ -22,9 +22,11 @@
 #include <string.h>
 
 #include <initializer_list>
+#include <vector>
 
 #include "config.h"
 #include "fuzz/fuzz_common.h"
+#include "sframe/index.h"
 #include "sfu/sframe.h"
 #include "support/error_classes.h"
 
@@ -32,6 +34,8 @@ namespace {
 
 constexpr size_t kParamBytes = 33;
 constexpr uint32_t kMaxProbedFdes = 1024;  // keeps one input's work bounded
+constexpr size_t kMaxIndexBytes = 1u << 20;  // text beyond that is looked up without an index
+constexpr uint64_t kMaxSweptText = 4096;     // every PC of a text this short is looked up
 
 using sfu::fuzz::die;
 using sfu::fuzz::le;
@@ -62,6 +66,7 @@ struct Run {
   const sfu_table &t;
   bool validated;
   uint64_t text_start, text_end;
+  const sfu_table *indexed = nullptr;  // the same table with a block index, if it has one
 
   void find(uint64_t pc) {
     sfu_row row;
@@ -73,6 +78,7 @@ struct Run {
     if (!in_text && e != SFU_E_NO_FUNCTION) die("pc outside text found something", pc, e);
     if (e == SFU_OK)
       if (const char *why = sfu::test::row_problem(t, pc, row)) die(why, pc, e);
+    if (indexed) same_through_the_index(pc, e, row, in_text);
     if (!validated) return;
     if (e != SFU_OK && e != SFU_E_NO_FUNCTION && e != SFU_E_NO_ROW) die("validated table gave a record error", pc, e);
     if (!in_text) return;
@@ -99,9 +105,34 @@ struct Run {
     if (!named) die("row names a function the table does not have there", pc, e);
   }
 
-  // The given PCs, then each function's edges, and the start of each row found.
+  // The indexed table answers as this one: the search through first_fde exactly (validated: the
+  // functions' starts rise, so the narrowed search is the whole one), the bucket with exactly the
+  // row's rules and flags, or no row, or not at all (always, for a table only opened).
+  void same_through_the_index(uint64_t pc, sfu_error e, const sfu_row &row, bool in_text) {
+    sfu_row again;
+    memset(&again, 0x77, sizeof again);
+    sfu_error e2 = sfu_table_find(indexed, pc, &again);
+    require_named(e2, "sfu_table_find (indexed)");
+    if (validated && (e2 != e || (e == SFU_OK && !sfu::test::same_row_exactly(row, again))))
+      die("the index changed what sfu_table_find finds", pc, e2);
+    if (!in_text || text_end == 0) return;
+    sfu_row fast;
+    memset(&fast, 0x77, sizeof fast);
+    sfu::sframe::IndexAnswer a = sfu::sframe::find_in_index(*indexed, pc, fast);
+    if (a != sfu::sframe::IndexAnswer::kSearch && !validated) die("a table only opened has described blocks", pc, e);
+    if (a == sfu::sframe::IndexAnswer::kNoRow && e != SFU_E_NO_FUNCTION && e != SFU_E_NO_ROW)
+      die("the index says no row where there is one", pc, e);
+    if (a == sfu::sframe::IndexAnswer::kRow &&
+        (e != SFU_OK || !sfu::sframe::same_rules(fast, row) || fast.flags != row.flags))
+      die("the index gives another row", pc, e);
+  }
+
+  // The given PCs, every PC of a short text, then each function's edges, and the start of each
+  // row found.
   void sweep(const uint64_t *pcs, size_t npcs) {
     for (size_t i = 0; i < npcs; i++) find(pcs[i]);
+    if (text_end > text_start && text_end - text_start <= kMaxSweptText)
+      for (uint64_t pc = text_start; pc < text_end; pc++) find(pc);
     uint32_t n = t.num_fdes < kMaxProbedFdes ? t.num_fdes : kMaxProbedFdes;
     for (uint32_t i = 0; i < n; i++) {
       Func f = func_at(t, i);
@@ -179,12 +210,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (e_open != SFU_OK) {
     if (sfu_table_find(&opened, 0, &row) != SFU_E_NOT_INITIALIZED) die("refused table answers lookups", 0, e_open);
   } else {
-    Run{opened, false, text_start, text_end}.sweep(pcs, sizeof pcs / sizeof pcs[0]);
+    // Each table also with a block index, where its text has one of a size worth fuzzing.
+    size_t index_bytes = sfu_index_size(&desc);
+    std::vector<uint64_t> index_memory(index_bytes <= kMaxIndexBytes ? (index_bytes + 7) / 8 : 0);
+    sfu_table indexed;  // a copy of the table being swept, given the index (one at a time)
+    auto with_index = [&](const sfu_table &t) -> const sfu_table * {
+      if (index_memory.empty()) return nullptr;
+      indexed = t;
+      sfu_error e = sfu_table_index(&indexed, index_memory.data(), index_memory.size() * 8);
+      require_named(e, "sfu_table_index");
+      if (e != SFU_OK) die("index memory of sfu_index_size refused", 0, e);
+      return &indexed;
+    };
+    Run{opened, false, text_start, text_end, with_index(opened)}.sweep(pcs, sizeof pcs / sizeof pcs[0]);
     sfu_table validated = opened;
     e_val = sfu_table_validate(&validated);
     require_named(e_val, "sfu_table_validate");
     if (e_val == SFU_OK)
-      Run{validated, true, text_start, text_end}.sweep(pcs, sizeof pcs / sizeof pcs[0]);
+      Run{validated, true, text_start, text_end, with_index(validated)}.sweep(pcs, sizeof pcs / sizeof pcs[0]);
     else if (sfu_table_find(&validated, 0, &row) != SFU_E_NOT_INITIALIZED)
       die("table validation refused answers lookups", 0, e_val);
   }

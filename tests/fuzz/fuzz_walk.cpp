@@ -22,7 +22,8 @@
 //   flags    1 byte: bits 0-1 the ABI (x86_64, arm64 LE, arm64 BE, s390x); bit 2 the table is
 //            the input's bytes (else random from a seed, in its own ABI unless bit 3 asks the
 //            walk to use bits 0-1 anyway); bit 4 capture into a small area (frames cut short);
-//            bit 5 fill stack words the input does not give with plausible words (else 0)
+//            bit 5 fill stack words the input does not give with plausible words (else 0); bit 6
+//            register the table with a block index (when its text needs at most 1 MiB of one)
 //   table    random: a seed (8 bytes). bytes: section length (2), section address (8), text
 //            start as a signed distance from it (4), text length (4), then the section
 //   stacks   count (1; 1 + n % 3), then per stack kind (1), size in words (2; 1 + n % 512), gap
@@ -249,7 +250,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   desc.section = bytes;
   desc.size = section.size();
   sfu_module module{};
-  sfu_error reg = sfu_register(&module, &desc, "fuzz");
+  std::vector<uint64_t> index_memory;
+  size_t index_bytes = sfu_index_size(&desc);
+  if ((flags & 0x40) && index_bytes && index_bytes <= (1u << 20)) index_memory.assign((index_bytes + 7) / 8, 0);
+  sfu_module_desc module_desc{};
+  module_desc.table = desc;
+  module_desc.name = "fuzz";
+  module_desc.index = index_memory.data();
+  module_desc.index_size = index_memory.size() * 8;
+  sfu_error reg = index_memory.empty() ? sfu_register(&module, &desc, "fuzz") : sfu_register_module(&module, &module_desc);
   sfu::fuzz::require_named(reg, "sfu_register");
 
   // The stacks.

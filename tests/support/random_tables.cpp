@@ -54,7 +54,7 @@ int32_t flex_control(bool reg_p, bool deref, uint32_t reg) {
   return int32_t((reg_p ? (reg << 3) | 1 : 0) | (deref ? 2 : 0));
 }
 
-GenTable generate(Rng &rng) {
+GenTable generate(Rng &rng, const GenShape &shape) {
   GenTable t;
   t.version = uint8_t(1 + rng.below(3));
   static const uint8_t abis[] = {SFU_ABI_AMD64_LE, SFU_ABI_AARCH64_LE, SFU_ABI_AARCH64_BE, SFU_ABI_S390X_BE};
@@ -69,23 +69,23 @@ GenTable generate(Rng &rng) {
   t.sec_addr = 0x400000 + rng.below(0x10000) * 8;
 
   uint64_t at = t.sec_addr - 0x8000 + rng.below(0x10000);
-  size_t nfuncs = rng.below(9);
+  size_t nfuncs = rng.below(shape.max_funcs + 1);
   for (size_t i = 0; i < nfuncs; i++) {
     GenFunc f;
     bool prev_empty = !t.funcs.empty() && t.funcs.back().size == 0;
-    uint64_t gap = rng.one_in(3) ? 0 : rng.below(64);
+    uint64_t gap = rng.one_in(3) ? 0 : rng.below(shape.max_gap);
     if (prev_empty && gap == 0) gap = 1;  // starts must rise strictly
     f.start = at + gap;
-    f.size = t.version == 3 && rng.one_in(20) ? 0 : rng.one_in(4) ? 1 + rng.below(8) : 1 + rng.below(400);
-    if (rng.one_in(30)) f.size = 70000 + rng.below(1000);  // rows need 4-byte starts
+    f.size = t.version == 3 && rng.one_in(20) ? 0 : rng.one_in(4) ? 1 + rng.below(8) : 1 + rng.below(shape.max_size);
+    if (rng.one_in(30) && shape.huge_functions) f.size = 70000 + rng.below(1000);  // rows need 4-byte starts
     at = f.start + f.size;
-    f.pcmask = f.size > 0 && rng.one_in(8);
+    f.pcmask = f.size > 0 && shape.pcmask_one_in && rng.one_in(shape.pcmask_one_in);
     f.rep_size = f.pcmask && t.version >= 2 ? uint8_t(1 + rng.below(32)) : 0;
     f.key_b = abi_aarch64(t.abi) && rng.one_in(4);
     f.signal = t.version == 3 && rng.one_in(8);
     f.flex = t.version == 3 && rng.one_in(4);
     uint32_t limit = f.pcmask ? (t.version == 1 ? 256 : f.rep_size) : std::max<uint32_t>(f.size, 1);
-    size_t nrows = std::min<size_t>(rng.below(6), limit);
+    size_t nrows = std::min<size_t>(rng.below(shape.max_rows + 1), limit);
     std::set<uint32_t> starts;
     if (nrows && !rng.one_in(8)) starts.insert(0);
     while (starts.size() < nrows) starts.insert(uint32_t(rng.below(limit)));
@@ -193,6 +193,25 @@ std::vector<uint8_t> encode(const GenTable &t, Rng &rng) {
     }
   }
   return b;
+}
+
+uint64_t plausible_word(Rng &rng, const GenTable &t, const std::vector<sfu_stack> &stacks) {
+  switch (rng.below(8)) {
+    case 0: case 1: case 2: case 3:  // half of them: into a function, as a return address is
+      if (!t.funcs.empty()) {
+        const GenFunc &f = t.funcs[rng.below(t.funcs.size())];
+        return f.start + rng.below(uint64_t(f.size) + 2);
+      }
+      [[fallthrough]];
+    case 4: case 5: {
+      const sfu_stack &s = stacks[rng.below(stacks.size())];
+      return (s.lo + rng.below(s.hi - s.lo + 1)) & ~uint64_t(7);
+    }
+    case 6:
+      return rng.below(64);
+    default:
+      return rng.next();
+  }
 }
 
 }  // namespace sfu::test

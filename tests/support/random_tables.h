@@ -18,6 +18,7 @@
 
 #include "sframe/format.h"
 #include "sfu/sframe.h"
+#include "sfu/unwind.h"
 
 namespace sfu::test {
 
@@ -82,17 +83,34 @@ struct GenTable {
 // A flex control word: base register `reg` (reg_p) or the CFA, loaded through (deref) or not.
 int32_t flex_control(bool reg_p, bool deref, uint32_t reg);
 
+// How many functions and rows generate() draws, and how far apart: the defaults give small
+// tables; more functions of fewer bytes with more rows give blocks of text dense with rows.
+struct GenShape {
+  uint32_t max_funcs = 8;      // functions: 0 to this many
+  uint32_t max_rows = 5;       // rows per function: 0 to this many (fewer if it is shorter)
+  uint32_t max_size = 400;     // bytes per function, mostly 1 to this (a quarter 1 to 8)
+  uint32_t max_gap = 64;       // bytes before a function: 0 (a third of them) or below this
+  bool huge_functions = true;  // one function in 30 past 64 KiB
+  uint32_t pcmask_one_in = 8;  // one function in this many a repeating block; 0: none
+};
+
 // A random valid table: version 1 to 3, any ABI the version allows, random header flags and
-// fixed offsets, up to 8 functions at strictly rising addresses (whether or not the sorted flag
-// is set), up to 5 rows each at distinct rising offsets inside the function or its PCMASK block
-// (an empty function may still have a row at 0). Every row feature the version has
-// turns up: PCMASK, flex, signal frames, the AArch64 B key, outermost rows, empty functions
-// (V3), functions past 64 KiB, and row-start and word sizes larger than their values need.
-GenTable generate(Rng &rng);
+// fixed offsets, up to shape.max_funcs functions at strictly rising addresses (whether or not
+// the sorted flag is set), up to shape.max_rows rows each at distinct rising offsets inside the
+// function or its PCMASK block (an empty function may still have a row at 0). Every row feature
+// the version has turns up: PCMASK, flex, signal frames, the AArch64 B key, outermost rows, empty
+// functions (V3), functions past 64 KiB, and row-start and word sizes larger than their values
+// need.
+GenTable generate(Rng &rng, const GenShape &shape = GenShape{});
 
 // The section bytes for t, laid out with randomness drawn from rng (see the top of this file).
 // Writes what t says without checking it, so a hand-built GenTable may be encoded too; words
 // and row starts are truncated to their stored sizes.
 std::vector<uint8_t> encode(const GenTable &t, Rng &rng);
+
+// A word for a garbage stack: sometimes an address in one of t's functions (as a return address
+// is), sometimes an address on one of the stacks, sometimes noise. Walks get some way in before
+// the garbage stops them.
+uint64_t plausible_word(Rng &rng, const GenTable &t, const std::vector<sfu_stack> &stacks);
 
 }  // namespace sfu::test

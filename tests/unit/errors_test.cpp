@@ -484,21 +484,25 @@ TEST(Errors, BadIndexMemory) {
   d.text_start = 0x10000;
   d.text_end = 0x12000;
   size_t need = sfu_index_size(&d);
-  EXPECT_EQ(need, (0x2000 / SFU_INDEX_BLOCK + 1) * 4);
+  EXPECT_EQ(need, (0x2000 / SFU_INDEX_BLOCK + 1) * SFU_INDEX_BUCKET + SFU_INDEX_FIXED);
   sfu_table t;
   ASSERT_EQ(sfu_table_init(&t, &d), SFU_OK);
-  std::vector<uint32_t> mem(need / 4 + 1);
+  std::vector<uint64_t> mem(need / 8 + 2);
+  char *bytes = reinterpret_cast<char *>(mem.data());
   EXPECT_EQ(sfu_table_index(&t, mem.data(), need - 1), SFU_E_BAD_INDEX_MEMORY);
-  EXPECT_EQ(sfu_table_index(&t, reinterpret_cast<char *>(mem.data()) + 2, need), SFU_E_BAD_INDEX_MEMORY);
+  EXPECT_EQ(sfu_table_index(&t, bytes + 4, need), SFU_E_BAD_INDEX_MEMORY);  // 4-aligned is not enough
+  EXPECT_EQ(sfu_table_index(&t, bytes + 2, need), SFU_E_BAD_INDEX_MEMORY);
   EXPECT_EQ(t.index, nullptr);
-  EXPECT_EQ(sfu_table_index(&t, mem.data(), need), SFU_OK);
-  EXPECT_EQ(t.index, mem.data());
+  EXPECT_EQ(sfu_table_index(&t, bytes + 8, need), SFU_OK);
+  ASSERT_NE(t.index, nullptr);
+  EXPECT_GE(reinterpret_cast<const char *>(t.index), bytes + 8);
+  EXPECT_LE(reinterpret_cast<const char *>(t.index) + t.index_entries * SFU_INDEX_BUCKET, bytes + 8 + need);
   // No text range: nothing to index.
   sfu_table bare;
   sfu_table_desc nd = desc_for(sec);
   EXPECT_EQ(sfu_index_size(&nd), 0u);
   ASSERT_EQ(sfu_table_init(&bare, &nd), SFU_OK);
-  EXPECT_EQ(sfu_table_index(&bare, mem.data(), mem.size() * 4), SFU_E_BAD_INDEX_MEMORY);
+  EXPECT_EQ(sfu_table_index(&bare, mem.data(), mem.size() * 8), SFU_E_BAD_INDEX_MEMORY);
 }
 
 }  // namespace

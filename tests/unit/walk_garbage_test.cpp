@@ -21,27 +21,6 @@ struct Census {
   int walks = 0, frames = 0, stepped = 0;  // stepped: walks that got past their first frame
 };
 
-// A word that is sometimes a function address (start or inside), sometimes a stack address,
-// sometimes noise: walks get some way in before the garbage stops them.
-uint64_t plausible_word(Rng &rng, const GenTable &t, const std::vector<sfu_stack> &stacks) {
-  switch (rng.below(8)) {
-    case 0: case 1: case 2: case 3:  // half of them: into a function, as a return address is
-      if (!t.funcs.empty()) {
-        const GenFunc &f = t.funcs[rng.below(t.funcs.size())];
-        return f.start + rng.below(uint64_t(f.size) + 2);
-      }
-      [[fallthrough]];
-    case 4: case 5: {
-      const sfu_stack &s = stacks[rng.below(stacks.size())];
-      return (s.lo + rng.below(s.hi - s.lo + 1)) & ~uint64_t(7);
-    }
-    case 6:
-      return rng.below(64);
-    default:
-      return rng.next();
-  }
-}
-
 void walk_garbage(uint64_t seed, Census &census) {
   Rng rng(seed);
   GenTable gen = generate(rng);

@@ -1,7 +1,8 @@
 # arm64 test kernels (included by tests/qemu/qemu.mk): the same code with different tables.
 #   $(QEMU_DIR)/arm64/gas-v1.elf       SFrame V1 written by gas (-Wa,--gsframe), sfunwind.ld
 #   $(QEMU_DIR)/arm64/gen-v2.elf       no gas table: sfunwind-reserve.ld, then `sfu gen` V2
-#   $(QEMU_DIR)/arm64/gen-v3.elf       the same, V3
+#   $(QEMU_DIR)/arm64/gen-v3.elf       the same, V3, registered with the block index
+#                                      (common/kernel.c, KERNEL_BLOCK_INDEX)
 #   $(QEMU_DIR)/arm64/pac-gen-v2.elf   gen-v2 with return addresses signed (pac-ret+leaf)
 #   $(QEMU_DIR)/arm64/demo.elf         make demo ARCH=arm64: one fault, its trace (demo.c)
 #   $(QEMU_DIR)/arm64/nofault-nofixup.elf   gen-v2 without the fixup table: must fail (below)
@@ -77,7 +78,7 @@ endef
 
 $(eval $(call arm64_kernel,gas-v1,$(ARM64_FLAGS_gas),gas,1,$(ARM64_SCENARIO_SRCS)))
 $(eval $(call arm64_kernel,gen-v2,$(ARM64_FLAGS_gen),gen,2,$(ARM64_SCENARIO_SRCS)))
-$(eval $(call arm64_kernel,gen-v3,$(ARM64_FLAGS_gen),gen,3,$(ARM64_SCENARIO_SRCS)))
+$(eval $(call arm64_kernel,gen-v3,$(ARM64_FLAGS_gen) -DKERNEL_BLOCK_INDEX,gen,3,$(ARM64_SCENARIO_SRCS)))
 $(eval $(call arm64_kernel,pac-gen-v2,$(ARM64_FLAGS_pac),gen,2,$(ARM64_SCENARIO_SRCS)))
 $(eval $(call arm64_kernel,demo,$(ARM64_FLAGS_gen),gen,2,$(ARM64_SRC)/demo.c))
 # Scenario 10's faulting read built to be wrong: the abort handler ignores the fixup table, so the

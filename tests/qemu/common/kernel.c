@@ -26,12 +26,25 @@ static void report(const char *what, enum sfu_error err) {
   kputs("\n");
 }
 
+#ifdef KERNEL_BLOCK_INDEX
+/* This variant registers with the block index, so its walks read their rows from the index's
+ * buckets (the other variants search the table). The test kernels have well under 1 MiB of text. */
+#define KERNEL_TEXT_MAX (1u << 20)
+static uint64_t kernel_index[SFU_INDEX_BYTES(KERNEL_TEXT_MAX) / 8];
+#define KERNEL_INDEX kernel_index, sizeof kernel_index
+#else
+#define KERNEL_INDEX 0, 0
+#endif
+
 void kernel_register_table(void) {
-  enum sfu_error err = sfu_register_image(&kernel_module, _stext, _etext);
+  enum sfu_error err = sfu_register_image_indexed(&kernel_module, _stext, _etext, KERNEL_INDEX);
   if (err != SFU_OK) {
     report("register ", err);
     kernel_done(1);
   }
+#ifdef KERNEL_BLOCK_INDEX
+  if (!kernel_module.table.index) kputs("sfu-error index not built\n");
+#endif
   /* Every test kernel has both (sfu gen writes the names, ld --build-id the note): traces print
    * names the runner checks, crash records carry the build-id. */
   if (kernel_module.symbols_error != SFU_OK) report("symbols ", kernel_module.symbols_error);

@@ -2,7 +2,8 @@
 # table: gas writes no s390x SFrame before binutils 2.45, so every variant links with
 # sfunwind-reserve.ld and gets its table from `sfu gen`, checked by `sfu verify`.
 #   $(QEMU_DIR)/s390x/gen-v2.elf   SFrame V2 (a return address in a register: the odd encoding)
-#   $(QEMU_DIR)/s390x/gen-v3.elf   SFrame V3 (the same as a flexible FDE)
+#   $(QEMU_DIR)/s390x/gen-v3.elf   SFrame V3 (the same as a flexible FDE), registered with the
+#                                  block index (common/kernel.c, KERNEL_BLOCK_INDEX)
 #   $(QEMU_DIR)/s390x/demo.elf     make demo ARCH=s390x: one fault, its trace (demo.c)
 #   $(QEMU_DIR)/s390x/crash.elf, crash-torn.elf   scenario 8 (common/crash.c): V2 with crash.c
 #                                  and the crash area; booted without -no-reboot
@@ -69,6 +70,7 @@ $(S390X_OUT)/$(1).elf: $$(S390X_OBJS_$(1)) $(S390X_OUT)/$(1)/kernel.ld $(BUILD)/
 endef
 
 $(eval $(call s390x_kernel,gen-v2,2,main.c reentry.c))
+S390X_VFLAGS_gen-v3 := -DKERNEL_BLOCK_INDEX
 $(eval $(call s390x_kernel,gen-v3,3,main.c reentry.c))
 # Scenario 10 alone, built to fail: rst_entry not among the walker's trap entries, the no-fault
 # loads not in the fixup table (runner_test.py boots it; qemu-test does not).

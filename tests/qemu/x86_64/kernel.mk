@@ -2,7 +2,8 @@
 # Each image under $(QEMU_DIR)/x86_64/ is built from its own objects:
 #   gas-v1.elf   every object assembled with --gsframe (SFrame V1 from binutils 2.40), sfunwind.ld
 #   gen-v2.elf   no --gsframe; sfunwind-reserve.ld, then `sfu gen --sframe-version 2`, `sfu verify`
-#   gen-v3.elf   the same with version 3
+#   gen-v3.elf   the same with version 3, registered with the block index (its walks read the
+#                rows from the index's buckets: common/kernel.c, KERNEL_BLOCK_INDEX)
 #   demo.elf     make demo: built as gen-v2, with demo.c's kernel_main
 #   crash.elf, crash-torn.elf   scenario 8 (common/crash.c): built as gen-v2 with crash.c's
 #                kernel_main and the crash area (sfunwind-crash.ld); booted without -no-reboot
@@ -66,6 +67,7 @@ endef
 
 $(eval $(call x86_variant,gas-v1,gas,1,$(X86_ARCH_SRCS) $(X86_TEST_SRCS)))
 $(eval $(call x86_variant,gen-v2,gen,2,$(X86_ARCH_SRCS) $(X86_TEST_SRCS)))
+X86_VFLAGS_gen-v3 := -DKERNEL_BLOCK_INDEX
 $(eval $(call x86_variant,gen-v3,gen,3,$(X86_ARCH_SRCS) $(X86_TEST_SRCS)))
 $(eval $(call x86_variant,demo,gen,2,$(X86_ARCH_SRCS) $(X86_DEMO_SRCS)))
 $(foreach v,$(QEMU_CRASH_VARIANTS),$(eval $(call x86_variant,$(v),gen,2,$(X86_ARCH_SRCS) $(X86_CRASH_SRCS))))
