@@ -393,6 +393,9 @@ template <class Arch>
   const sfu_module *m = c.module;
   if (n >= max || c.stop != SFU_STOP_NONE || !m || c.frames >= c.max_frames || !c.fp_known || m->serial == 0)
     return n;
+  // A plain word names SP and FP by the table's ABI (remember_row): a host build may walk a table
+  // as another ABI's, whose registers those numbers are not.
+  if (m->table.abi != c.abi) return n;
   // A plain row leaves the FP known, and the previous CFA is where the SP came from (step() sets
   // both so; a walk's first step and the first after entry code have none yet): the checks
   // "CFA above the last" and "caller's SP not below this SP" become one on the SP, below.

@@ -1,8 +1,10 @@
 #include "support/walks.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include <stdexcept>
+#include <string>
 
 #include "unwind/row_cache.h"
 
@@ -38,21 +40,39 @@ Walked walk_uncached(const sfu_regs &regs, const sfu_walk_config &config) {
   return w;
 }
 
-bool same_walk(const Walked &a, const Walked &b) {
-  if (a.stop != b.stop || a.frames.size() != b.frames.size()) return false;
-  for (size_t i = 0; i < a.frames.size(); i++) {
+// Where two walks first differ, in words; empty if they do not.
+std::string walk_difference(const Walked &a, const Walked &b) {
+  char buf[256];
+  for (size_t i = 0; i < a.frames.size() && i < b.frames.size(); i++) {
     const sfu_frame &x = a.frames[i], &y = b.frames[i];
     if (x.pc != y.pc || x.sp != y.sp || x.cfa != y.cfa || x.module != y.module || x.source != y.source ||
-        x.reliable != y.reliable || x.stack_kind != y.stack_kind || x.index != y.index)
-      return false;
+        x.reliable != y.reliable || x.stack_kind != y.stack_kind || x.index != y.index) {
+      snprintf(buf, sizeof buf,
+               "frame %zu: pc %#llx/%#llx sp %#llx/%#llx cfa %#llx/%#llx source %u/%u reliable %u/%u", i,
+               (unsigned long long)x.pc, (unsigned long long)y.pc, (unsigned long long)x.sp,
+               (unsigned long long)y.sp, (unsigned long long)x.cfa, (unsigned long long)y.cfa, x.source, y.source,
+               x.reliable, y.reliable);
+      return buf;
+    }
   }
-  return true;
+  if (a.frames.size() != b.frames.size() || a.stop != b.stop) {
+    snprintf(buf, sizeof buf, "%zu/%zu frames, stop %s/%s", a.frames.size(), b.frames.size(), sfu_stop_name(a.stop),
+             sfu_stop_name(b.stop));
+    return buf;
+  }
+  return "";
 }
+
+bool same_walk(const Walked &a, const Walked &b) { return walk_difference(a, b).empty(); }
 
 Walked walk_checked(const sfu_regs &regs, const sfu_walk_config &config) {
   Walked w = walk_uncached(regs, config);
-  for (int pass = 0; pass < 2; pass++)
-    if (!same_walk(w, walk(regs, config))) throw std::logic_error("a walk through the row cache differs from step by step");
+  for (int pass = 0; pass < 2; pass++) {
+    std::string d = walk_difference(w, walk(regs, config));
+    if (!d.empty())
+      throw std::logic_error("a walk through the row cache differs from step by step (pass " + std::to_string(pass) +
+                             ", step by step/cached): " + d);
+  }
   return w;
 }
 
