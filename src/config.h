@@ -102,6 +102,9 @@ inline constexpr bool kArm64Tbi =
 inline constexpr uint32_t kMaxFunctionRows = CONFIG_SFU_MAX_FUNCTION_ROWS;
 inline constexpr uint32_t kMaxUnsortedFdes = CONFIG_SFU_MAX_UNSORTED_FDES;
 
+// Bytes above SP a step scans for return addresses whose buckets to prefetch; 0: none.
+inline constexpr uint32_t kIndexPrefetchBytes = CONFIG_SFU_INDEX_PREFETCH;
+
 // Entries of the per-PC row cache (src/unwind/row_cache.cpp); 0: none.
 inline constexpr uint32_t kRowCacheEntries = CONFIG_SFU_ROW_CACHE;
 static_assert((kRowCacheEntries & (kRowCacheEntries - 1)) == 0,

@@ -237,6 +237,7 @@ struct sfu_cursor {
   const struct sfu_regs *start;         /* the start registers, the caller's */
   const struct sfu_trap_layout *trap;   /* the last entry frame crossed, or NULL */
   uint64_t trap_sp;                     /* that entry frame's SP */
+  uint64_t scanned_to;                  /* the stack scanned for buckets to prefetch, to here */
   uint64_t pc, sp, fp;                  /* the current frame's; fp only if fp_known */
   uint64_t prev_cfa;
   const struct sfu_module *module; /* the table for the current PC's lookup, or NULL */

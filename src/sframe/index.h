@@ -43,6 +43,11 @@ inline uint32_t index_first_fde(const uint8_t *buckets, uint64_t b) {
   return v;
 }
 
+// The bucket that answers for the text offset `at` (pc - text_start, below the text's size).
+inline const uint8_t *index_bucket(const uint8_t *index, uint64_t at) {
+  return index + at / SFU_INDEX_BLOCK * kBucketSize;
+}
+
 enum class IndexAnswer {
   kRow,     // the rules and flags of *row are filled (nothing else of it)
   kNoRow,   // no row applies: what sfu_table_find says with SFU_E_NO_FUNCTION or SFU_E_NO_ROW
@@ -55,7 +60,7 @@ enum class IndexAnswer {
   const uint8_t *index = __atomic_load_n(&t.index, __ATOMIC_ACQUIRE);  // built before published
   if (!index) return IndexAnswer::kSearch;
   const uint64_t at = pc - t.text_start;
-  const uint8_t *b = index + at / SFU_INDEX_BLOCK * kBucketSize;
+  const uint8_t *b = index_bucket(index, at);
   const uint32_t n = b[kCountAt];
   if (n > kMaxChanges) return IndexAnswer::kSearch;  // kNotDescribed
   const uint32_t off = uint32_t(at % SFU_INDEX_BLOCK);

@@ -306,6 +306,30 @@ sfu_stop from_trap(sfu_cursor &c, const sfu_trap_layout &l) {
   return SFU_STOP_NONE;
 }
 
+// A cold walk (a panic, the first after boot) of a module with a block index waits for one
+// bucket per frame, each a miss in memory, one after the other: a caller's bucket is known only
+// once its return address is read. The return addresses are on the stack already: the words up
+// to CONFIG_SFU_INDEX_PREFETCH bytes above SP that point into the module's text have their
+// buckets prefetched before the step looks its row up, and the misses overlap. Each word is
+// scanned once a walk (scanned_to), only on the stack the walk is on, never with the kernel's
+// hook (every read goes through it then); a prefetch cannot fault and changes nothing.
+template <class Arch>
+void prefetch_buckets(sfu_cursor &c, const sfu_module &m) {
+  const uint8_t *index = __atomic_load_n(&m.table.index, __ATOMIC_ACQUIRE);
+  if (config::kIndexPrefetchBytes == 0 || !index || sfu_hook_read_nofault) return;
+  const uint64_t hi = walk_stack(c).hi, sp = c.sp;
+  uint64_t from = c.scanned_to > sp && c.scanned_to <= hi ? c.scanned_to : sp + (8 - sp % 8) % 8;
+  if (from < sp) return;  // an SP in the last word of the address space
+  const uint64_t to = hi - sp > config::kIndexPrefetchBytes ? sp + config::kIndexPrefetchBytes : hi;
+  const uint64_t text_start = m.table.text_start, text_size = m.table.text_end - text_start;
+  const bool big = Arch::big_endian(c.abi);
+  for (; from < to && to - from >= 8; from += 8) {
+    uint64_t at = load_stack_word(from, big) - 1 - text_start;
+    if (at < text_size) __builtin_prefetch(sframe::index_bucket(index, at));
+  }
+  c.scanned_to = from;
+}
+
 // From the cursor's frame to its caller's; commits the caller into the cursor on success.
 template <class Arch>
 [[gnu::noinline]] sfu_stop step(sfu_cursor &c) {
@@ -316,6 +340,7 @@ template <class Arch>
   if (const sfu_trap_entry *t = trap_for(*c.config, lookup)) return from_trap<Arch>(c, *t->layout);
   const sfu_module *m = c.module;  // found for this lookup PC when the frame was entered
   if (!m) return SFU_STOP_END;  // outside all known text: nothing more to say
+  prefetch_buckets<Arch>(c, *m);
   Caller caller;
   int stack = -1;
   sfu_row row;
@@ -553,6 +578,7 @@ extern "C" void sfu_walk_start(struct sfu_cursor *c, const struct sfu_regs *regs
   c->start = regs;
   c->trap = nullptr;
   c->trap_sp = 0;
+  c->scanned_to = 0;
   c->max_frames = config && config->max_frames ? config->max_frames : CONFIG_SFU_MAX_FRAMES;
   c->abi = config && config->abi ? config->abi : uint8_t(SFU_BUILD_ABI);
   c->arm64_va_bits = config && config->arm64_va_bits ? config->arm64_va_bits : uint8_t(CONFIG_SFU_ARM64_VA_BITS);

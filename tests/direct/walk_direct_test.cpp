@@ -2,9 +2,10 @@
 // sfu_hook_read_nofault (the unit tests' fake memory does), so the walk's own bounds are all that
 // keeps its reads inside the declared stacks, as in a kernel without the hook. Each stack is a
 // mapping of whole pages between two inaccessible ones: a read outside the stacks ends the test
-// with a fault. Random valid tables of every ABI and version, stacks full of plausible words,
-// start registers mostly near a stack's top; every walk step by step and twice through the row
-// cache (the walker's runs of plain steps) must give the same frames (walk_checked).
+// with a fault. Random valid tables of every ABI and version, half of them with a block index
+// (whose buckets a step prefetches from the words it scans above SP), stacks full of plausible
+// words, start registers mostly near a stack's top; every walk step by step and twice through
+// the row cache (the walker's runs of plain steps) must give the same frames (walk_checked).
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -76,8 +77,19 @@ void walk_direct(uint64_t seed, Census &census) {
   d.section_addr = gen.sec_addr;
   d.text_start = lo;
   d.text_end = hi;
+  // Every other table with a block index: a step then scans the stack for buckets to prefetch
+  // (CONFIG_SFU_INDEX_PREFETCH), reading it directly too.
+  sfu_module_desc md{};
+  md.table = d;
+  md.name = "direct";
+  std::vector<uint64_t> index;
+  if (seed % 2) {
+    index.resize((sfu_index_size(&d) + 7) / 8);
+    md.index = index.data();
+    md.index_size = index.size() * 8;
+  }
   sfu_module module{};
-  ASSERT_EQ(sfu_register(&module, &d, "direct"), SFU_OK) << "seed " << seed;
+  ASSERT_EQ(sfu_register_module(&module, &md), SFU_OK) << "seed " << seed;
 
   std::vector<std::unique_ptr<GuardedStack>> mapped;
   std::vector<sfu_stack> stacks;
