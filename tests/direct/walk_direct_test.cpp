@@ -66,17 +66,7 @@ void walk_direct(uint64_t seed, Census &census) {
   GenTable gen = generate(rng);
   if (gen.funcs.empty()) return;
   std::vector<uint8_t> bytes = encode(gen, rng);
-  uint64_t lo = gen.funcs.front().start, hi = 0;
-  for (const GenFunc &f : gen.funcs) {
-    lo = std::min(lo, f.start);
-    hi = std::max(hi, f.start + f.size + 1);
-  }
-  sfu_table_desc d{};
-  d.section = bytes.data();
-  d.size = bytes.size();
-  d.section_addr = gen.sec_addr;
-  d.text_start = lo;
-  d.text_end = hi;
+  sfu_table_desc d = describe(gen, bytes);
   // Every other table with a block index: a step then scans the stack for buckets to prefetch
   // (CONFIG_SFU_INDEX_PREFETCH), reading it directly too.
   sfu_module_desc md{};
@@ -101,12 +91,7 @@ void walk_direct(uint64_t seed, Census &census) {
     for (uint64_t a = m->stack().lo; a + 8 <= m->stack().hi; a += 8) m->put(a, word_near_tops(rng, gen, stacks), gen.big());
 
   for (int w = 0; w < 8; w++) {
-    sfu_regs regs{};
-    for (int n = 0; n < SFU_REGS_MAX; n++)
-      if (rng.one_in(2)) {
-        regs.r[n] = word_near_tops(rng, gen, stacks);
-        regs.valid |= 1u << n;
-      }
+    sfu_regs regs = random_registers(rng, [&] { return word_near_tops(rng, gen, stacks); });
     const GenFunc &f = gen.funcs[rng.below(gen.funcs.size())];
     regs.pc = f.start + rng.below(uint64_t(f.size) + 1);
     const sfu_stack &s = stacks[rng.below(stacks.size())];

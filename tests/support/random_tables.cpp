@@ -195,6 +195,21 @@ std::vector<uint8_t> encode(const GenTable &t, Rng &rng) {
   return b;
 }
 
+sfu_table_desc describe(const GenTable &t, const std::vector<uint8_t> &bytes) {
+  uint64_t lo = t.funcs.empty() ? 0 : t.funcs.front().start, hi = 0;
+  for (const GenFunc &f : t.funcs) {
+    lo = std::min(lo, f.start);
+    hi = std::max(hi, f.start + f.size + 1);
+  }
+  sfu_table_desc d{};
+  d.section = bytes.data();
+  d.size = bytes.size();
+  d.section_addr = t.sec_addr;
+  d.text_start = lo;
+  d.text_end = hi;
+  return d;
+}
+
 uint64_t plausible_word(Rng &rng, const GenTable &t, const std::vector<sfu_stack> &stacks) {
   switch (rng.below(8)) {
     case 0: case 1: case 2: case 3:  // half of them: into a function, as a return address is

@@ -113,4 +113,21 @@ std::vector<uint8_t> encode(const GenTable &t, Rng &rng);
 // the garbage stops them.
 uint64_t plausible_word(Rng &rng, const GenTable &t, const std::vector<sfu_stack> &stacks);
 
+// Start registers: each of the SFU_REGS_MAX given one time in two (its valid bit set), with a word
+// from word(); no PC.
+template <class Word>
+sfu_regs random_registers(Rng &rng, Word &&word) {
+  sfu_regs regs{};
+  for (int n = 0; n < SFU_REGS_MAX; n++)
+    if (rng.one_in(2)) {
+      regs.r[n] = word();
+      regs.valid |= 1u << n;
+    }
+  return regs;
+}
+
+// The description of t's encoded section `bytes`, with a text range that just holds every
+// function (one byte past the last, as a return address after a final call may point there).
+sfu_table_desc describe(const GenTable &t, const std::vector<uint8_t> &bytes);
+
 }  // namespace sfu::test

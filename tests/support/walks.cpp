@@ -16,29 +16,28 @@ std::vector<uint64_t> Walked::pcs() const {
   return out;
 }
 
-Walked walk(const sfu_regs &regs, const sfu_walk_config &config) {
-  Walked w;
-  sfu_cursor c;
-  sfu_walk_start(&c, &regs, &config);
-  sfu_frame f;
-  while (sfu_walk_next(&c, &f)) w.frames.push_back(f);
-  w.stop = sfu_walk_stop(&c);
-  return w;
-}
+namespace {
 
-Walked walk_uncached(const sfu_regs &regs, const sfu_walk_config &config) {
+// The cursor's walk; with `uncached`, the row cache emptied before every step.
+Walked walk_steps(const sfu_regs &regs, const sfu_walk_config &config, bool uncached) {
   Walked w;
   sfu_cursor c;
   sfu_walk_start(&c, &regs, &config);
   sfu_frame f;
   for (;;) {
-    memset(static_cast<void *>(sfu::unwind::g_row_cache), 0, sizeof sfu::unwind::g_row_cache);
+    if (uncached) memset(static_cast<void *>(sfu::unwind::g_row_cache), 0, sizeof sfu::unwind::g_row_cache);
     if (!sfu_walk_next(&c, &f)) break;
     w.frames.push_back(f);
   }
   w.stop = sfu_walk_stop(&c);
   return w;
 }
+
+}  // namespace
+
+Walked walk(const sfu_regs &regs, const sfu_walk_config &config) { return walk_steps(regs, config, false); }
+
+Walked walk_uncached(const sfu_regs &regs, const sfu_walk_config &config) { return walk_steps(regs, config, true); }
 
 // Where two walks first differ, in words; empty if they do not.
 std::string walk_difference(const Walked &a, const Walked &b) {

@@ -447,12 +447,7 @@ TEST(Index, WalksGiveTheSameFramesWithAndWithout) {
       for (uint64_t a = s.lo; a + 8 <= s.hi; a += 8) mem.put(a, plausible_word(rng, gen, mem.stacks()));
     std::vector<sfu_regs> starts;
     for (int w = 0; w < 32; w++) {
-      sfu_regs regs{};
-      for (int n = 0; n < SFU_REGS_MAX; n++)
-        if (rng.one_in(2)) {
-          regs.r[n] = plausible_word(rng, gen, mem.stacks());
-          regs.valid |= 1u << n;
-        }
+      sfu_regs regs = random_registers(rng, [&] { return plausible_word(rng, gen, mem.stacks()); });
       const GenFunc &f = gen.funcs[rng.below(gen.funcs.size())];
       regs.pc = f.start + rng.below(uint64_t(f.size) + 1);
       const sfu_stack &s = mem.stacks()[rng.below(mem.stacks().size())];

@@ -26,17 +26,7 @@ void walk_garbage(uint64_t seed, Census &census) {
   GenTable gen = generate(rng);
   if (gen.funcs.empty()) return;
   std::vector<uint8_t> bytes = encode(gen, rng);
-  uint64_t lo = gen.funcs.front().start, hi = 0;
-  for (const GenFunc &f : gen.funcs) {
-    lo = std::min(lo, f.start);
-    hi = std::max(hi, f.start + f.size + 1);
-  }
-  sfu_table_desc d{};
-  d.section = bytes.data();
-  d.size = bytes.size();
-  d.section_addr = gen.sec_addr;
-  d.text_start = lo;
-  d.text_end = hi;
+  sfu_table_desc d = describe(gen, bytes);
   sfu_module module{};
   ASSERT_EQ(sfu_register(&module, &d, "garbage"), SFU_OK) << "seed " << seed;
 
@@ -52,12 +42,7 @@ void walk_garbage(uint64_t seed, Census &census) {
     for (uint64_t a = s.lo; a + 8 <= s.hi; a += 8) mem.put(a, plausible_word(rng, gen, mem.stacks()));
 
   for (int w = 0; w < 8; w++) {
-    sfu_regs regs{};
-    for (int n = 0; n < SFU_REGS_MAX; n++)
-      if (rng.one_in(2)) {
-        regs.r[n] = plausible_word(rng, gen, mem.stacks());
-        regs.valid |= 1u << n;
-      }
+    sfu_regs regs = random_registers(rng, [&] { return plausible_word(rng, gen, mem.stacks()); });
     // Mostly a start a kernel would give: a PC in a function, an SP on a stack.
     const GenFunc &f = gen.funcs[rng.below(gen.funcs.size())];
     regs.pc = rng.one_in(8) ? rng.next() : f.start + rng.below(uint64_t(f.size) + 1);
