@@ -341,15 +341,19 @@ std::string bench_line(const BenchLine &l) {
 void write_section(FILE *out, int rounds, const std::vector<BenchLine> &lines, const std::vector<WorstCase> &cases) {
   fprintf(out, "## Lookup cost against table size, cold tables, the longest step\n\n");
   fprintf(out, "bench/bench_tables.cpp, linked with the core built without the row cache "
-               "(bench/no-row-cache.config): every step searches the table, as a cache miss does. "
+               "(bench/no-row-cache.config): every step looks its row up in the table, as a cache miss does, "
+               "through the block index the table is registered with (one 64-byte bucket; the table is searched "
+               "where a bucket cannot describe its block), and before it scans the stack up to "
+               "CONFIG_SFU_INDEX_PREFETCH (%d) bytes above SP for return addresses whose buckets it prefetches. "
                "Synthetic x86_64 V2 tables of F functions of 64 bytes (4 rows each, "
-               "sorted), registered as a kernel registers its image; 64 stacks of 64 frames in plain memory, "
+               "sorted), registered as a kernel registers its image; 64 stacks of 64 frames of 32 bytes (16 of "
+               "locals, 0, the saved FP, the return address) in plain memory, "
                "each return address in a function drawn at random over the whole table. scale: one pass "
                "over the 64 stacks, 4 times, / 16384 frames, median of %d rounds. cold: each walk timed "
                "alone after clflush of every line of the table (and its block index), median of 192 walks "
                "/ 64 frames. worst-step: one sfu_walk_next (frame 1 to frame 2) with the table flushed "
                "first, median of 31, on each adversarial table below; the line gives the largest.\n\n",
-          rounds);
+          CONFIG_SFU_INDEX_PREFETCH, rounds);
   fprintf(out, "| functions | ns/frame, warm | ns/frame, cold |\n| ---: | ---: | ---: |\n");
   for (size_t i = 0; i + 1 < lines.size(); i += 2)
     if (lines[i].what == "scale") fprintf(out, "| %u | %.1f | %.1f |\n", lines[i].functions, lines[i].ns, lines[i + 1].ns);

@@ -350,7 +350,8 @@ int main(int argc, char **argv) {
           "methods within one run.\n",
           kDepth, kCycle, g_module.table.version, kFrames, rounds, base, kFrames);
   fprintf(out, "- sfu = sfu_capture_here + sfu_backtrace (the program's table registered with its block index; "
-               "the default configuration, so with its row cache of %d entries); fp = a loop over [rbp], [rbp + 8] with a "
+               "the default configuration, so with its row cache of %d entries: every step of this walk after the first "
+               "is a cache hit, taken by the walker's run of plain steps); fp = a loop over [rbp], [rbp + 8] with a "
                "stack-bounds check; libunwind = unw_backtrace (its fast trace path with a "
                "per-thread cache); libgcc = _Unwind_Backtrace + _Unwind_GetIP from libgcc_s.so.1 "
                "(looked up by dlsym: libunwind.so exports the same names).\n\n", CONFIG_SFU_ROW_CACHE);
