@@ -512,8 +512,8 @@ template <class Arch>
 }
 
 // Up to max frames, each one's PC stored in pcs if given; how many. One loop per architecture:
-// runs of plain steps (plain_run), step() inline for every other, so a backtrace pays no call and
-// no choice of architecture per frame.
+// runs of plain steps (plain_run), step() for every other frame, so a backtrace makes no choice
+// of architecture per frame and no call per plain one.
 template <class Arch>
 [[gnu::always_inline]] inline size_t advance_frames(sfu_cursor &c, uint64_t *pcs, size_t max) {
   size_t n = 0;
