@@ -210,9 +210,10 @@ size_t sfu_index_size(const struct sfu_table_desc *desc);
  * least sfu_index_size bytes for the table's text range), in time linear in the table's
  * functions, rows and blocks, and points the table at it; lookups only read it from then on.
  * The rows are described only if the table was validated before (sfu_table_validate, or
- * sfu_table_init with validation on, as registration does). Refuses with SFU_E_BAD_INDEX_MEMORY (too small, misaligned, or the text
- * cannot be indexed), SFU_E_NOT_INITIALIZED; a table without the sorted flag is left without an
- * index (SFU_OK). The memory must stay valid, unchanged, as long as the table is used. */
+ * sfu_table_init with validation on, as registration does). Refuses with SFU_E_BAD_INDEX_MEMORY
+ * (too small, misaligned, or the text cannot be indexed), SFU_E_NOT_INITIALIZED; a table without
+ * the sorted flag is left without an index (SFU_OK). The memory must stay valid, unchanged, as
+ * long as the table is used. */
 enum sfu_error sfu_table_index(struct sfu_table *table, void *memory, size_t size);
 
 /* How one value (CFA, RA or FP of the caller) is recovered. */

@@ -121,14 +121,13 @@ template <class Copy>
 // fill holds the entry.
 void remember_row(const sfu_module &m, uint64_t pc, const sfu_row &row);
 
-// The row of registered module `m` that covers pc (which lies in its text), as sfu_table_find
-// finds it: from the cache, else from the block index, else searched; a row from either is kept
-// in the cache (a hit costs less than a bucket, and the walk's runs of plain steps read only the
-// cache). Errors are not cached; where the index says no row applies, the answer is
-// SFU_E_NO_FUNCTION (the walker treats SFU_E_NO_ROW alike). Inline, so that a walk's deepest
-// call chain is the search's alone.
-[[gnu::always_inline]] inline sfu_error find_row(const sfu_module &m, uint64_t pc, sfu_row &row) {
-  if (cached_row(m, pc, row)) return SFU_OK;
+// The row of registered module `m` that covers pc (which lies in its text) when the cache does
+// not hold it (cached_row), as sfu_table_find finds it: from the block index, else searched; a
+// row from either is kept in the cache (a hit costs less than a bucket, and the walk's runs of
+// plain steps read only the cache). Errors are not cached; where the index says no row applies,
+// the answer is SFU_E_NO_FUNCTION (the walker treats SFU_E_NO_ROW alike). Inline, so that a
+// walk's deepest call chain is the search's alone.
+[[gnu::always_inline]] inline sfu_error find_and_keep_row(const sfu_module &m, uint64_t pc, sfu_row &row) {
   sfu_error e = SFU_OK;
   switch (sframe::find_in_index(m.table, pc, row)) {
     case sframe::IndexAnswer::kRow: break;

@@ -310,7 +310,7 @@ sfu_stop from_trap(sfu_cursor &c, const sfu_trap_layout &l) {
 // bucket per frame, each a miss in memory, one after the other: a caller's bucket is known only
 // once its return address is read. The return addresses are on the stack already: the words up
 // to CONFIG_SFU_INDEX_PREFETCH bytes above SP that point into the module's text have their
-// buckets prefetched before the step looks its row up, and the misses overlap. Each word is
+// buckets prefetched when a step misses the row cache, and the misses overlap. Each word is
 // scanned once a walk (scanned_to), only on the stack the walk is on, never with the kernel's
 // hook (every read goes through it then); a prefetch cannot fault and changes nothing.
 template <class Arch>
@@ -340,11 +340,14 @@ template <class Arch>
   if (const sfu_trap_entry *t = trap_for(*c.config, lookup)) return from_trap<Arch>(c, *t->layout);
   const sfu_module *m = c.module;  // found for this lookup PC when the frame was entered
   if (!m) return SFU_STOP_END;  // outside all known text: nothing more to say
-  prefetch_buckets<Arch>(c, *m);
   Caller caller;
   int stack = -1;
   sfu_row row;
-  sfu_error e = find_row(*m, lookup, row);
+  sfu_error e = SFU_OK;
+  if (!cached_row(*m, lookup, row)) {
+    prefetch_buckets<Arch>(c, *m);  // the table is read: the buckets of the frames ahead too
+    e = find_and_keep_row(*m, lookup, row);
+  }
   if (e == SFU_E_NO_FUNCTION || e == SFU_E_NO_ROW) {
     if (sfu_stop s = fallback<Arch>(w, caller, stack)) return s;
   } else if (e != SFU_OK) {

@@ -42,9 +42,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <stdexcept>
-
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 #include <vector>
 

@@ -469,7 +469,9 @@ TEST(Walk, AV1RepeatingBlockGivesNoReliableCaller) {
     ASSERT_GE(w.frames.size(), 2u) << int(version);
     EXPECT_EQ(w.frames[1].pc, version == 1 ? G + 8 : G + 4) << int(version);
     EXPECT_EQ(w.frames[1].reliable, version == 1 ? 0 : 1) << int(version);
-    if (version == 1) EXPECT_NE(w.stop, SFU_STOP_END);  // never a reliable trace through it
+    if (version == 1) {
+      EXPECT_NE(w.stop, SFU_STOP_END);  // never a reliable trace through it
+    }
   }
 }
 
