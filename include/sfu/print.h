@@ -4,12 +4,26 @@
  * goes straight to sink->putc, in order, from the calling context (so a sink that is safe in an
  * NMI makes printing safe in an NMI). A NULL sink, or a sink whose putc is NULL, prints nothing.
  *
- * A backtrace (sfu_print_backtrace) is one line per frame, then one stop line:
+ * A backtrace (sfu_print_backtrace) is one line per frame, a module line before the first frame
+ * of each module, then one stop line:
  *
+ *   module 0 vmlinux 0x0000000000100000-0x0000000000180000 build-id 5b3f0c...
  *    #0     0x0000000000100800  sp 0x0000000000007ef0  task   [regs]       vmlinux  do_fault+0x10/0x48
  *    #1   ? 0x0000000000100120  sp 0x0000000000007f10  task   [fp]         vmlinux  main_loop+0x2c/0x90
+ *   module 1 ext4 0x0000000000300000-0x0000000000340000 no build-id
  *    #2   ? 0x0000000000300030  sp 0x0000000000007fb0  task   [table]      ext4
  *   stop: end-of-stack (unreliable)
+ *
+ * Module line: "module " N " " name " " text_start "-" text_end " build-id " hex, or " no build-id"
+ * when the module has none (build_id_error not SFU_OK). N counts this trace's modules from 0;
+ * name as the frame lines print it ("(unnamed)" without one; any byte that is not printable
+ * ASCII as '?'); text_start and text_end the module's registered text range, "0x" + 16 lowercase
+ * hex digits; the build-id bytes as lowercase hex. It says where the module's text ran and which
+ * build it was, so a host naming the frames of an image that runs away from its link address
+ * (relocated firmware, KASLR, a position-independent image) finds the image by its build-id and
+ * the load bias (run-time text start minus link-time text start) from the range: `sfu symbolize
+ * --image ELF` reads it. A crash record's printed trace has the same lines (sfu/crash.h). Each
+ * module's line comes once per trace (a fifth module seen after four others may repeat one).
  *
  * Frame line, field by field (sfu_print_frame prints one, '\n' included):
  *   " #" index      decimal, left-aligned, padded to 3 digits (wider indexes push the line right)

@@ -2,6 +2,7 @@
 // trace, the record's bytes in checksummed base64 lines, the end line. Character by character
 // through the caller's sink, no buffer but a few bytes on the stack.
 #include "crash/layout.h"
+#include "print/module_line.h"
 #include "sfu/print.h"
 #include "sframe/bytes.h"
 #include "unwind/registry.h"
@@ -26,19 +27,6 @@ void summing_putc(void *ctx, char c) {
 void put_char(const sfu_sink *sink, char c) {
   char s[2] = {c, '\0'};
   sfu_print_str(sink, s);
-}
-
-void print_hex_bytes(const sfu_sink *sink, const uint8_t *p, uint32_t n) {
-  for (uint32_t i = 0; i < n; i++) {
-    put_char(sink, "0123456789abcdef"[p[i] >> 4]);
-    put_char(sink, "0123456789abcdef"[p[i] & 0xf]);
-  }
-}
-
-// Text from the record, with anything that is not printable ASCII shown as '?', so a message
-// can never end the line early or send control codes to the console.
-void print_clean(const sfu_sink *sink, const char *s, uint32_t max) {
-  for (uint32_t i = 0; i < max && s[i] != '\0'; i++) put_char(sink, s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?');
 }
 
 void prefix(const sfu_sink *sink) { sfu_print_str(sink, "sfu-crash: "); }
@@ -74,7 +62,7 @@ size_t print_header_lines(const sfu_sink *sink, const sfu_crash_view &v, const s
   if (s.message[0] != '\0') {
     prefix(sink);
     sfu_print_str(sink, "message: ");
-    print_clean(sink, s.message, SFU_CRASH_MESSAGE_MAX);
+    print::print_clean(sink, s.message, SFU_CRASH_MESSAGE_MAX);
     sfu_print_str(sink, "\n");
     lines++;
   }
@@ -82,21 +70,7 @@ size_t print_header_lines(const sfu_sink *sink, const sfu_crash_view &v, const s
     sfu_crash_module m;
     if (!sfu_crash_get_module(&v, i, &m)) continue;
     prefix(sink);
-    sfu_print_str(sink, "module ");
-    sfu_print_udec(sink, i);
-    sfu_print_str(sink, " ");
-    print_clean(sink, m.name[0] ? m.name : "(unnamed)", SFU_CRASH_NAME_MAX);
-    sfu_print_str(sink, " ");
-    sfu_print_hex(sink, m.text_start, 16);
-    sfu_print_str(sink, "-");
-    sfu_print_hex(sink, m.text_end, 16);
-    if (m.build_id_size) {
-      sfu_print_str(sink, " build-id ");
-      print_hex_bytes(sink, m.build_id, m.build_id_size);
-    } else {
-      sfu_print_str(sink, " no build-id");
-    }
-    sfu_print_str(sink, "\n");
+    print::module_line(sink, i, m.name, SFU_CRASH_NAME_MAX, m.text_start, m.text_end, m.build_id, m.build_id_size);
     lines++;
   }
   return lines;

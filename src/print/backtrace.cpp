@@ -1,6 +1,8 @@
-// Backtrace lines: one per frame and a stop line, in the format sfu/print.h documents. Built on
-// the formatter's public calls only; the walk runs on a cursor on this function's stack.
+// Backtrace lines: one per frame, a module line before the first frame of each module, and a stop
+// line, in the format sfu/print.h documents. Built on the formatter's public calls; the walk runs
+// on a cursor on this function's stack.
 #include "config.h"
+#include "print/module_line.h"
 #include "sfu/print.h"
 
 namespace {
@@ -78,6 +80,25 @@ void frame_line(const sfu_sink *sink, const sfu_frame *f, uint64_t index) {
   sfu_print_str(sink, "\n");
 }
 
+// The modules whose line this trace has printed: the last kModulesKept, which is every module of
+// almost any trace; a module seen again after more than that is printed again, with a new number.
+struct ModulesPrinted {
+  static constexpr unsigned kModulesKept = 4;
+  const sfu_module *kept[kModulesKept] = {};
+  unsigned count = 0;  // lines printed
+
+  // The module's line, unless it was printed already.
+  void print(const sfu_sink *sink, const sfu_module *m) {
+    if (!m) return;
+    for (const sfu_module *k : kept)
+      if (k == m) return;
+    kept[count % kModulesKept] = m;
+    sfu::print::module_line(sink, count++, m->name, SFU_PRINT_STR_MAX, m->table.text_start, m->table.text_end,
+                            m->build_id_error == SFU_OK ? m->build_id : nullptr,
+                            m->build_id_error == SFU_OK ? m->build_id_size : 0);
+  }
+};
+
 }  // namespace
 
 extern "C" int sfu_print_symbol(const struct sfu_sink *sink, const struct sfu_module *module,
@@ -100,8 +121,10 @@ extern "C" size_t sfu_print_backtrace(const struct sfu_sink *sink, const struct 
   sfu_frame frame;
   size_t frames = 0;
   bool reliable = true;
+  ModulesPrinted modules;
   // Bounded by the walk's frame cap.
   while (sfu_walk_next(&cursor, &frame)) {
+    modules.print(sink, frame.module);
     frame_line(sink, &frame, frames);
     reliable = reliable && frame.reliable;
     frames++;

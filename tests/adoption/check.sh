@@ -47,7 +47,7 @@ fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
 
 # check_trace LOG: prints why the trace in LOG is wrong, or nothing.
 check_trace() {
-  local log=$1 names=() n=0 line idx source name stop
+  local log=$1 names=() n=0 modules=0 line idx source name stop
   local frame_re='^ #([0-9]+) +(\?)? +0x[0-9a-f]{16}  sp 0x[0-9a-f]{16}  [a-z]+ +\[([a-z]+)\] +image  ([A-Za-z_][A-Za-z0-9_.]*)\+0x[0-9a-f]+/0x[0-9a-f]+$'
   local in_trace=0
   while IFS= read -r line; do
@@ -55,6 +55,11 @@ check_trace() {
     if [ "$line" = "Backtrace:" ]; then in_trace=1; continue; fi
     [ $in_trace = 1 ] || continue
     if [[ $line == stop:* ]]; then stop=$line; break; fi
+    # The module line before the first frame: the image, its text and its build-id.
+    if [[ $line =~ ^module\ 0\ image\ 0x[0-9a-f]{16}-0x[0-9a-f]{16}\ build-id\ [0-9a-f]+$ ]]; then
+      modules=$((modules + 1))
+      continue
+    fi
     if ! [[ $line =~ $frame_re ]]; then
       echo "frame line not as expected (a '?', no module or no name+off/size?): '$line'"
       return
@@ -74,7 +79,9 @@ check_trace() {
   fi
   if [ "${stop:-}" != "stop: end-of-stack (reliable)" ]; then
     echo "stop line '${stop:-none}', expected 'stop: end-of-stack (reliable)'"
+    return
   fi
+  if [ $modules != 1 ]; then echo "$modules module lines for the image, expected 1"; fi
 }
 
 for c in "${configs[@]}"; do

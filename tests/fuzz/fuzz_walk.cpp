@@ -158,7 +158,17 @@ void check_print(const Walked &w, const sfu_regs &regs, const sfu_walk_config &c
   PrintedText got, want;
   size_t n = sfu_print_backtrace(&got.sink, &regs, &config);
   bool reliable = !w.frames.empty() && w.stop == SFU_STOP_END;
+  std::vector<const sfu_module *> printed;  // a module line before a module's first frame (one module here)
   for (const sfu_frame &f : w.frames) {
+    if (f.module && std::find(printed.begin(), printed.end(), f.module) == printed.end()) {
+      char line[160];
+      snprintf(line, sizeof line, "module %zu ", printed.size());
+      want.s += line + std::string(f.module->name && f.module->name[0] ? f.module->name : "(unnamed)");
+      snprintf(line, sizeof line, " 0x%016llx-0x%016llx no build-id\n",
+               (unsigned long long)f.module->table.text_start, (unsigned long long)f.module->table.text_end);
+      want.s += line;
+      printed.push_back(f.module);
+    }
     sfu_print_frame(&want.sink, &f);
     reliable = reliable && f.reliable;
   }

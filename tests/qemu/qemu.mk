@@ -112,6 +112,10 @@ endef
 .PHONY: qemu-force
 $(BUILD)/%/libsfu.a: qemu-force $(CONFIG_H)
 	@$(MAKE) --no-print-directory ARCH=$* lib
+# The same core compiled position independent (KCFLAGS=-fpie), for images linked -static-pie that
+# move themselves at boot (firmware, KASLR): $(BUILD)/pie/<arch>/libsfu.a.
+$(BUILD)/pie/%/libsfu.a: qemu-force
+	@$(MAKE) --no-print-directory ARCH=$* BUILD=$(BUILD)/pie KCFLAGS=-fpie SFU_INSTALL_DEPS=no lib
 
 QEMU_RUNS :=
 QEMU_KERNELS :=

@@ -25,6 +25,8 @@ import time
 FRAME_START = r'^\s*#(\d+)\s+(\?\s+)?0x([0-9a-f]+)\s+sp 0x[0-9a-f]+\s+\S+\s+\[(\w+)\]'
 FRAME = re.compile(FRAME_START + r'\s+(\S+)(?:\s+(\S+))?\s*$')
 STOP = re.compile(r'^\s*stop: (\S+) \((reliable|unreliable)\)\s*$')
+# sfu_print_backtrace's module line, before the first frame of each module (include/sfu/print.h).
+MODULE = re.compile(r'^\s*module (\d+) (.+) 0x([0-9a-f]{16})-0x([0-9a-f]{16}) (?:build-id ([0-9a-f]+)|no build-id)\s*$')
 # Frames whose PC is a return address: symbolized as the call before it.
 RETURN_SOURCES = {'table', 'fp', 'backchain'}
 
@@ -35,6 +37,8 @@ class Trace:
         self.expect = None
         self.frames = []  # (pc, source)
         self.symbols = []  # (module, symbol column or None), one per frame
+        self.placed = []  # per frame: the module line before it for its module, as (name, lo, hi)
+        self.modules = {}  # module lines so far: name -> (lo, hi)
         self.stop = None
         self.reliable = None
         self.ended = False
@@ -68,6 +72,11 @@ def parse(lines):
             if m:
                 cur.frames.append((int(m.group(3), 16), m.group(4)))
                 cur.symbols.append((m.group(5), m.group(6)))
+                cur.placed.append(cur.modules.get(m.group(5)))
+                continue
+            m = MODULE.match(line)
+            if m:
+                cur.modules[m.group(2)] = (int(m.group(3), 16), int(m.group(4), 16))
                 continue
             m = STOP.match(line)
             if m:
@@ -191,7 +200,28 @@ def check_trace(t, names, calls, full=None):
     if not want_stop or got_stop != want_stop:
         return 'stopped with %s (%s), expected %s' % (t.stop, 'reliable' if t.reliable else 'unreliable',
                                                      ' '.join(want_stop) or 'a stop reason')
+    why = check_modules(t)
+    if why:
+        return why
     return check_symbols(t, full) if full is not None else None
+
+
+def check_modules(t):
+    """A trace sfu_print_backtrace printed has a module line before the first frame of each module,
+    whose text range holds the frame's lookup address (what a host needs to name the frames of an
+    image that runs away from its link address). Traces printed frame by frame (sfu_print_frame)
+    have none: then there is nothing to check."""
+    if not t.modules:
+        return None
+    for i, ((pc, src), (module, _), placed) in enumerate(zip(t.frames, t.symbols, t.placed)):
+        if module == '-':
+            continue
+        lookup = pc - 1 if src in RETURN_SOURCES else pc
+        if placed is None:
+            return 'frame #%d: no module line for %s before it' % (i, module)
+        if not placed[0] <= lookup < placed[1]:
+            return 'frame #%d: 0x%x is outside the module line\'s text 0x%x-0x%x' % (i, lookup, placed[0], placed[1])
+    return None
 
 
 def trace_names(sfu, elf, traces, with_offset=False):
@@ -384,9 +414,9 @@ def whole_traces(lines):
                 return 'trace %s has frame line #%s where #%d belongs' % (
                     inside, FRAME.match(line).group(1), number)
             number += 1
-        elif inside and not (line.startswith('sfu-expect ') or STOP.match(line)):
+        elif inside and not (line.startswith('sfu-expect ') or STOP.match(line) or MODULE.match(line)):
             return 'trace %s has a foreign line: %r' % (inside, line[:80])
-        elif started and not (line.startswith(whole) or FRAME.match(line) or STOP.match(line)):
+        elif started and not (line.startswith(whole) or FRAME.match(line) or STOP.match(line) or MODULE.match(line)):
             return 'a mixed line: %r' % line[:80]
     return 'trace %s never ended' % inside if inside else None
 

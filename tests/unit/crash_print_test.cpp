@@ -80,13 +80,13 @@ TEST(CrashPrint, TheLinesOfARecord) {
   EXPECT_EQ(l[2], "sfu-crash: message: page fault?in?leaf");  // control characters never reach the console
   EXPECT_EQ(l[3], "sfu-crash: module 0 kernel 0x0000000000100000-0x0000000000101000 build-id "
                   "5a1f009c42e713886d01b47e20c3990a55f03b61");
-  // The frames exactly as the live backtrace prints them, behind the marker.
+  // The module line and the frames exactly as the live backtrace prints them, behind the marker.
   PrintedText live;
   sfu_walk_config config = m.config();
   sfu_print_backtrace(&live.sink, &m.start, &config);
   std::vector<std::string> want = lines_of(live.s);
-  ASSERT_EQ(want.size(), 4u);
-  for (size_t i = 0; i < want.size(); i++) EXPECT_EQ(l[4 + i], "sfu-crash: " + want[i]);
+  ASSERT_EQ(want.size(), 5u);
+  for (size_t i = 0; i < want.size(); i++) EXPECT_EQ(l[3 + i], "sfu-crash: " + want[i]);
   EXPECT_EQ(l[7], "sfu-crash: stop: end-of-stack (reliable)");
   size_t data = first_data_line(l);
   ASSERT_EQ(data, 8u);

@@ -4,9 +4,12 @@
 
 #include <stdint.h>
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "sfu/print.h"
+#include "support/crash_machines.h"
 #include "support/fake_machine.h"
 #include "support/symbols_builder.h"
 #include "support/x86_chain.h"
@@ -166,6 +169,7 @@ TEST(PrintBacktrace, TableFramesToTheEndAreReliable) {
   ASSERT_EQ(x.reg.error(), SFU_OK);
   Trace t = print_trace(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
   EXPECT_EQ(t.text,
+            "module 0 vmlinux 0x0000000000100000-0x0000000000101000 no build-id\n"
             " #0     0x0000000000100210  sp 0x0000000000007f00  task   [regs]       vmlinux\n"
             " #1     0x0000000000100120  sp 0x0000000000007f10  task   [table]      vmlinux\n"
             " #2     0x0000000000100030  sp 0x0000000000007fb0  task   [table]      vmlinux\n"
@@ -179,10 +183,55 @@ TEST(PrintBacktrace, PrintsTheSameFramesAsTheWalk) {
   sfu_regs r = x.start();
   sfu_walk_config c = x.mem.config(SFU_ABI_AMD64_LE);
   Walked w = walk_checked(r, c);
-  std::string expected;
+  std::string expected = "module 0 vmlinux 0x0000000000100000-0x0000000000101000 no build-id\n";
   for (const sfu_frame &f : w.frames) expected += printed([&](const sfu_sink *s) { sfu_print_frame(s, &f); });
   expected += "stop: end-of-stack (reliable)\n";
   EXPECT_EQ(print_trace(r, c).text, expected);
+}
+
+TEST(PrintBacktrace, ModuleLineCarriesTheBuildIdAndACleanName) {
+  // What a host needs to place a moved image: the registered text range and the build-id; a name
+  // with a control character cannot break the line.
+  ModuleExtras extras;
+  extras.build_id_note = gnu_build_id_note(false, {0x5a, 0x1f, 0x00, 0x9c, 0x42});
+  X86Chain x("vm\nlinux", extras);
+  ASSERT_EQ(x.reg.module().build_id_error, SFU_OK);
+  std::string text = print_trace(x.start(), x.mem.config(SFU_ABI_AMD64_LE)).text;
+  EXPECT_EQ(text.substr(0, text.find('\n') + 1),
+            "module 0 vm?linux 0x0000000000100000-0x0000000000101000 build-id 5a1f009c42\n");
+}
+
+TEST(PrintBacktrace, AModuleLineOncePerTraceForUpToFourModules) {
+  // Six modules M0..M5, each function called from the one before: M5's is frame 0, then M4 ... M0,
+  // and then M4 again (its line pushed out by M1 and M0: printed again, as module 6) and M0 (among
+  // the last four printed: not again).
+  FakeMemory mem{false};
+  mem.add_stack(kStackLo, kStackHi);
+  std::vector<std::unique_ptr<Registered>> mods;
+  std::vector<std::string> names;
+  for (int i = 0; i < 6; i++) names.push_back("m" + std::to_string(i));
+  auto base = [](int i) { return 0x1000000 + 0x100000 * uint64_t(i); };
+  for (int i = 0; i < 6; i++) {
+    TableSpec t = table_spec(3, SFU_ABI_AMD64_LE, {fde_spec(base(i), 0x40, {{0, {8}}})});
+    t.section_addr = base(i) + 0x80000;
+    mods.push_back(std::make_unique<Registered>(t, base(i), base(i) + 0x1000, names[i].c_str()));
+    ASSERT_EQ(mods.back()->error(), SFU_OK);
+  }
+  // Frames: M5 (regs), then callers in M4, M3, M2, M1, M0, M4, M0; each CFA = SP + 8.
+  const int callers[] = {4, 3, 2, 1, 0, 4, 0};
+  uint64_t sp = 0x7f00;
+  for (int c : callers) {
+    mem.put(sp, base(c) + 0x10);
+    sp += 8;
+  }
+  Trace t = print_trace(regs_with(base(5) + 8, {{SFU_X86_64_RSP, 0x7f00}, {SFU_X86_64_RBP, 0}}),
+                        mem.config(SFU_ABI_AMD64_LE));
+  std::vector<std::string> modules;
+  for (size_t at = 0; (at = t.text.find("module ", at)) != std::string::npos; at = t.text.find('\n', at))
+    modules.push_back(t.text.substr(at, t.text.find(' ', at + 9) - at));
+  EXPECT_EQ(modules, (std::vector<std::string>{"module 0 m5", "module 1 m4", "module 2 m3", "module 3 m2",
+                                               "module 4 m1", "module 5 m0", "module 6 m4"}))
+      << t.text;
 }
 
 TEST(PrintBacktrace, FramePointerFallbackIsMarked) {
@@ -193,6 +242,7 @@ TEST(PrintBacktrace, FramePointerFallbackIsMarked) {
   Trace t = print_trace(regs_with(kText + 0x800, {{SFU_X86_64_RSP, 0x7ef0}, {SFU_X86_64_RBP, 0x7f00}}),
                         x.mem.config(SFU_ABI_AMD64_LE));
   EXPECT_EQ(t.text,
+            "module 0 vmlinux 0x0000000000100000-0x0000000000101000 no build-id\n"
             " #0     0x0000000000100800  sp 0x0000000000007ef0  task   [regs]       vmlinux\n"
             " #1   ? 0x0000000000100120  sp 0x0000000000007f10  task   [fp]         vmlinux\n"
             " #2   ? 0x0000000000100030  sp 0x0000000000007fb0  task   [table]      vmlinux\n"
@@ -204,6 +254,7 @@ TEST(PrintBacktrace, FrameCapIsUnreliable) {
   X86Chain x("vmlinux");
   Trace t = print_trace(x.start(), x.mem.config(SFU_ABI_AMD64_LE, 2));
   EXPECT_EQ(t.text,
+            "module 0 vmlinux 0x0000000000100000-0x0000000000101000 no build-id\n"
             " #0     0x0000000000100210  sp 0x0000000000007f00  task   [regs]       vmlinux\n"
             " #1     0x0000000000100120  sp 0x0000000000007f10  task   [table]      vmlinux\n"
             "stop: frame-cap-reached (unreliable)\n");
@@ -215,6 +266,7 @@ TEST(PrintBacktrace, GuardStopIsUnreliable) {
   x.mem.poison(0x7fa8);
   Trace t = print_trace(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
   EXPECT_EQ(t.text,
+            "module 0 vmlinux 0x0000000000100000-0x0000000000101000 no build-id\n"
             " #0     0x0000000000100210  sp 0x0000000000007f00  task   [regs]       vmlinux\n"
             " #1     0x0000000000100120  sp 0x0000000000007f10  task   [table]      vmlinux\n"
             "stop: read-refused (unreliable)\n");
@@ -246,6 +298,7 @@ TEST(PrintBacktrace, UnnamedModuleAndStackKinds) {
   Trace t = print_trace(regs_with(H + 4, {{SFU_X86_64_RSP, 0x3f00}, {SFU_X86_64_RBP, 0x7f00}}),
                         mem.config(SFU_ABI_AMD64_LE));
   EXPECT_EQ(t.text,
+            "module 0 (unnamed) 0x0000000000100000-0x0000000000101000 no build-id\n"
             " #0     0x0000000000100204  sp 0x0000000000003f00  irq    [regs]       (unnamed)\n"
             " #1     0x0000000000100110  sp 0x0000000000007f10  task   [table]      (unnamed)\n"
             " #2     0x0000000000100010  sp 0x0000000000007f20  task   [table]      (unnamed)\n"
@@ -270,7 +323,9 @@ TEST(PrintBacktrace, TwoModules) {
   Trace t = print_trace(regs_with(L + 8, {{SFU_X86_64_RSP, 0x7f00}, {SFU_X86_64_RBP, 0}}),
                         mem.config(SFU_ABI_AMD64_LE));
   EXPECT_EQ(t.text,
+            "module 0 vmlinux 0x0000000000100000-0x0000000000101000 no build-id\n"
             " #0     0x0000000000100108  sp 0x0000000000007f00  task   [regs]       vmlinux\n"
+            "module 1 ext4 0x0000000000300000-0x0000000000301000 no build-id\n"
             " #1     0x0000000000300010  sp 0x0000000000007f08  task   [table]      ext4\n"
             " #2     0x0000000000100024  sp 0x0000000000007f18  task   [table]      vmlinux\n"
             "stop: end-of-stack (reliable)\n");
@@ -301,6 +356,7 @@ TEST(PrintSymbols, NameOffsetAndSizeInEveryFrame) {
   // #1 returns to B + 0x20, after_b's first byte: the call is B's last instruction (a call that
   // never returns would leave it so), and the frame names B, at offset 0x20 of its 0x20 bytes.
   EXPECT_EQ(t.text,
+            "module 0 vmlinux 0x0000000000100000-0x0000000000101000 no build-id\n"
             " #0     0x0000000000100210  sp 0x0000000000007f00  task   [regs]       vmlinux  C_fn+0x10/0x20\n"
             " #1     0x0000000000100120  sp 0x0000000000007f10  task   [table]      vmlinux  B_fn+0x20/0x20\n"
             " #2     0x0000000000100030  sp 0x0000000000007fb0  task   [table]      vmlinux  A_fn+0x30/0x40\n"
@@ -337,6 +393,7 @@ TEST(PrintSymbols, ExactPcWhereTheCpuStoppedPcMinusOneForReturnAddresses) {
 
 TEST(PrintSymbols, NoColumnWithoutSymbolsOrWithRefusedOnes) {
   const std::string plain =
+      "module 0 vmlinux 0x0000000000100000-0x0000000000101000 no build-id\n"
       " #0     0x0000000000100210  sp 0x0000000000007f00  task   [regs]       vmlinux\n"
       " #1     0x0000000000100120  sp 0x0000000000007f10  task   [table]      vmlinux\n"
       " #2     0x0000000000100030  sp 0x0000000000007fb0  task   [table]      vmlinux\n"

@@ -1,0 +1,44 @@
+// The module line (module_line.h).
+#include "print/module_line.h"
+
+namespace sfu::print {
+namespace {
+
+void put_char(const sfu_sink *sink, char c) {
+  char s[2] = {c, '\0'};
+  sfu_print_str(sink, s);
+}
+
+void print_hex_bytes(const sfu_sink *sink, const uint8_t *p, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    put_char(sink, "0123456789abcdef"[p[i] >> 4]);
+    put_char(sink, "0123456789abcdef"[p[i] & 0xf]);
+  }
+}
+
+}  // namespace
+
+void print_clean(const sfu_sink *sink, const char *s, uint32_t max) {
+  for (uint32_t i = 0; i < max && s[i] != '\0'; i++) put_char(sink, s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?');
+}
+
+void module_line(const sfu_sink *sink, uint64_t index, const char *name, uint32_t name_max, uint64_t text_start,
+                 uint64_t text_end, const uint8_t *build_id, uint32_t build_id_size) {
+  sfu_print_str(sink, "module ");
+  sfu_print_udec(sink, index);
+  sfu_print_str(sink, " ");
+  print_clean(sink, name && name[0] ? name : "(unnamed)", name_max);
+  sfu_print_str(sink, " ");
+  sfu_print_hex(sink, text_start, 16);
+  sfu_print_str(sink, "-");
+  sfu_print_hex(sink, text_end, 16);
+  if (build_id && build_id_size) {
+    sfu_print_str(sink, " build-id ");
+    print_hex_bytes(sink, build_id, build_id_size);
+  } else {
+    sfu_print_str(sink, " no build-id");
+  }
+  sfu_print_str(sink, "\n");
+}
+
+}  // namespace sfu::print

@@ -1,0 +1,20 @@
+// The module line both printers write (sfu/print.h): a backtrace before the first frame of each
+// module it reaches, a crash record's readable trace for each module it lists. It is what a host
+// needs to name frames of an image that runs away from its link address: where the module's text
+// ran and which build it was.
+#pragma once
+
+#include "sfu/print.h"
+
+namespace sfu::print {
+
+// "module N NAME 0xSTART-0xEND build-id HEX\n", or "... no build-id\n" without one. The name is
+// printed up to name_max bytes (at least 9), "(unnamed)" when empty or NULL, anything but printable ASCII as
+// '?' (so a name can neither end the line early nor send control codes to the console).
+void module_line(const sfu_sink *sink, uint64_t index, const char *name, uint32_t name_max, uint64_t text_start,
+                 uint64_t text_end, const uint8_t *build_id, uint32_t build_id_size);
+
+// Text as above: printable ASCII as it is, anything else '?', at most max bytes.
+void print_clean(const sfu_sink *sink, const char *s, uint32_t max);
+
+}  // namespace sfu::print
