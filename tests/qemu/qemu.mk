@@ -11,7 +11,8 @@
 # using what this file defines:
 #   QEMU_CFLAGS_<arch>   kernel C flags: -O2, no frame pointers, freestanding, the core's arch flags
 #   QEMU_COMMON_SRCS     tests/qemu/common/*.c, to compile into every kernel (crash*.c: only into
-#                        the crash kernels, the variants named crash*; smp*: the smp kernels')
+#                        the crash kernels, the variants named crash*; smp*: the smp kernels';
+#                        reloc.c: the reloc kernels')
 #   QEMU_CRASH_VARIANTS  those names; qemu_reset_command (below)
 #   QEMU_CRASH_AREA_VARIANTS  every variant whose image has the crash area: those two, and the
 #                        SMP ones an architecture builds (crash-smp: common/crash-smp.c, two CPUs
@@ -22,7 +23,7 @@
 
 QEMU_DIR := $(BUILD)/qemu
 QEMU_TIMEOUT ?= 120
-QEMU_COMMON_SRCS := $(filter-out tests/qemu/common/crash% tests/qemu/common/smp%,\
+QEMU_COMMON_SRCS := $(filter-out tests/qemu/common/crash% tests/qemu/common/smp% tests/qemu/common/reloc%,\
 	$(sort $(wildcard tests/qemu/common/*.c)))
 # Scenario 9's shared half, for the smp kernels: $(call qemu_smp_objs,DIR) (smp.c and the module
 # blob, smp-blob.S, which needs -DMODULE_BIN='"PATH"' among the kernel's flags). The module
@@ -36,7 +37,29 @@ QEMU_CRASH_SRCS_crash-torn := tests/qemu/common/crash.c tests/qemu/common/crash-
 QEMU_CRASH_SRCS_crash-smp := tests/qemu/common/crash.c tests/qemu/common/crash-smp.c
 QEMU_CRASH_SRCS_crash-smp-nowait := $(QEMU_CRASH_SRCS_crash-smp)
 QEMU_CRASH_SRCS_crash-smp-nolock := $(QEMU_CRASH_SRCS_crash-smp)
-QEMU_CRASH_AREA_VARIANTS := $(QEMU_CRASH_VARIANTS) crash-smp crash-smp-nowait crash-smp-nolock
+QEMU_CRASH_AREA_VARIANTS := $(QEMU_CRASH_VARIANTS) crash-smp crash-smp-nowait crash-smp-nolock reloc
+# Scenario 11 (common/reloc.h; tests/qemu/README.md, "Moved images"): the reloc kernel of each
+# architecture is the crash kernel linked position independent, which moves itself at boot by a
+# bias the runner's seed decides. Its objects are built with $(call qemu_reloc_cflags,LINK,SEED,
+# LO,HI,ALIGN) (LINK: the link address; SEED: where QEMU's generic loader writes the seed; [LO, HI):
+# where the copy may go, ALIGN-aligned) and linked with $(call qemu_reloc_ldflags,LO,HI,ALIGN)
+# against the core built -fpie ($(BUILD)/pie/<arch>/libsfu.a, below); the runner reads the window
+# back from the image's absolute symbols. $(call qemu_reloc_run,ARCH,OUT,QEMU COMMAND,SEED[,LOADER]) is its
+# run: the crash run's two boots, the seed given by the loader at SEED ({seed}: run.py's; LOADER:
+# more of the loader's options, such as ",data-be=true"), and run.py --reloc's checks, keeping the
+# log, image, record and dumps in OUT/reloc/.
+QEMU_CRASH_SRCS_reloc := tests/qemu/common/crash.c tests/qemu/common/reloc.c
+qemu_reloc_cflags = -fpie -DRELOC_LINK_BASE=$(1) -DRELOC_SEED_ADDR=$(2) -DRELOC_WINDOW_LO=$(3) \
+	-DRELOC_WINDOW_HI=$(4) -DRELOC_ALIGN=$(5)
+qemu_reloc_ldflags = -pie --no-dynamic-linker -z text --defsym=__reloc_window_lo=$(1) \
+	--defsym=__reloc_window_hi=$(2) --defsym=__reloc_align=$(3)
+# Breakpad's minidump_stackwalk walks the reloc kernels' minidumps: built once, as the breakpad
+# suite builds it (../shared/oracles/breakpad/build.sh, a few minutes), before the runs need it.
+QEMU_BREAKPAD := $(BUILD)/oracles/breakpad/bin
+BREAKPAD_ORACLE_BUILD ?= ../shared/oracles/breakpad/build.sh
+$(QEMU_BREAKPAD)/minidump_stackwalk:
+	bash $(BREAKPAD_ORACLE_BUILD) $(BUILD)/oracles/breakpad
+qemu_reloc_run = "$(1) reloc|$(2)/reloc.elf|$(call qemu_reset_command,$(3)) -device loader,addr=$(4),data={seed},data-len=8$(5)|--crash record --reloc --keep $(2)/reloc --breakpad $(QEMU_BREAKPAD)"
 QEMU_COMMON_HDRS := $(sort $(wildcard tests/qemu/common/*.h)) $(CORE_HDRS)
 QEMU_CFLAGS_COMMON := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -nostdlib \
 	-fno-stack-protector -fno-pic -fno-pie -fomit-frame-pointer -fasynchronous-unwind-tables \
@@ -125,7 +148,7 @@ QEMU_KERNELS :=
 qemu-kernels: $(QEMU_KERNELS)
 
 # Each QEMU_RUNS entry carries its own double quotes (labels and commands hold spaces).
-qemu-test: qemu-kernels tools
+qemu-test: qemu-kernels tools $(QEMU_BREAKPAD)/minidump_stackwalk
 	@bash tests/qemu/run-all.sh $(TOOLS_DIR)/sfu $(QEMU_DIR)/logs $(QEMU_TIMEOUT) $(QEMU_RUNS)
 
 QEMU_DEMO_SPEC = $(subst ",,$(QEMU_DEMO_$(ARCH)))

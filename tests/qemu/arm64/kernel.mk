@@ -61,18 +61,20 @@ $(ARM64_OUT)/$(1)/%.S.o: $(ARM64_SRC)/%.S $(ARM64_HDRS) $(ARM64_SRC)/kernel.mk |
 
 $(call qemu_common_rule,$(ARM64_OUT)/$(1),$(ARM64_CC) $(ARM64_CFLAGS) $(2),$(ARM64_HDRS))
 
-$(ARM64_OUT)/$(1)/kernel.lds: $(ARM64_SRC)/kernel.lds.S $(ARM64_SRC)/kernel.mk | $(DEPS_STAMP)
+$(ARM64_OUT)/$(1)/kernel.lds: $(or $(ARM64_LDS_SRC_$(1)),$(ARM64_SRC)/kernel.lds.S) $(ARM64_SRC)/kernel.mk | $(DEPS_STAMP)
 	@mkdir -p $$(@D)
 	$(ARM64_CC) -E -P -undef -x c -DSFU_TABLE_LD=$(ARM64_LDS_$(3)) \
 		$(if $(filter $(QEMU_CRASH_AREA_VARIANTS),$(1)),-DSFU_CRASH_AREA) \
-		$(if $(filter gas,$(3)),-DSFU_GAS_TABLE) $$< -o $$@
+		$(if $(filter gas,$(3)),-DSFU_GAS_TABLE) $(ARM64_LDS_FLAGS_$(1)) $$< -o $$@
 
 # Link; for gen, write the table into the reserved .sframe. Then check every row against the CFI,
-# and that no function is left without rows (libsfu.a's included, on both paths).
-$(ARM64_OUT)/$(1).elf: $$(ARM64_OBJS_$(1)) $(ARM64_OUT)/$(1)/kernel.lds $(BUILD)/arm64/libsfu.a \
+# and that no function is left without rows (libsfu.a's included, on both paths). A variant may
+# give its own script source, script flags, library and link flags (ARM64_LDS_SRC_VARIANT,
+# ARM64_LDS_FLAGS_, ARM64_LIB_, ARM64_LDFLAGS_: the reloc kernel's).
+$(ARM64_OUT)/$(1).elf: $$(ARM64_OBJS_$(1)) $(ARM64_OUT)/$(1)/kernel.lds $(or $(ARM64_LIB_$(1)),$(BUILD)/arm64/libsfu.a) \
 		$(TOOLS_DIR)/sfu
 	$(ARM64_LD) -nostdlib --build-id=sha1 -Llinker -T $(ARM64_OUT)/$(1)/kernel.lds --no-warn-rwx-segments \
-		-o $$@.tmp $$(ARM64_OBJS_$(1)) $(BUILD)/arm64/libsfu.a
+		$(ARM64_LDFLAGS_$(1)) -o $$@.tmp $$(ARM64_OBJS_$(1)) $(or $(ARM64_LIB_$(1)),$(BUILD)/arm64/libsfu.a)
 	$$(call qemu_sframe_finish,$$@,$(if $(filter gen,$(3)),$(4)),all)
 endef
 
@@ -111,6 +113,22 @@ $(eval $(call arm64_kernel,crash-smp,$(ARM64_FLAGS_gen),gen,2,$(ARM64_CRASH_SMP_
 $(eval $(call arm64_kernel,crash-smp-nowait,$(ARM64_FLAGS_gen) -DCRASH_SMP_NO_WAIT,gen,2,$(ARM64_CRASH_SMP_SRCS)))
 $(eval $(call arm64_kernel,crash-smp-nolock,$(ARM64_FLAGS_gen) -DCRASH_SMP_NO_LOCK,gen,2,$(ARM64_CRASH_SMP_SRCS)))
 ARM64_CRASH_SMP_QEMU := $(call qemu_reset_command,$(ARM64_SMP_QEMU))
+
+# Scenario 11 (common/reloc.h; tests/qemu/README.md, "Moved images"): reloc.elf, the crash kernel
+# linked -pie at 0x40080000 with reloc/kernel.lds.S and entered at reloc/start.S, which moves
+# it to a page of [2 MiB into RAM, the seed's page) that the runner's seed picks, as firmware
+# moves itself up RAM. The seed is the last page of the 128 MiB (the QEMU command's generic
+# loader writes it there again at each reset); the DTB QEMU puts at the base of RAM stays below
+# the window. Its assembly is built with -g too, so every frame has a source line.
+ARM64_RELOC := 0x40080000 0x47fff000 0x40200000 0x47fff000 0x1000
+ARM64_RELOC_FLAGS := $(ARM64_FLAGS_gen) -g $(call qemu_reloc_cflags,$(word 1,$(ARM64_RELOC)),$(word 2,$(ARM64_RELOC)),$(word 3,$(ARM64_RELOC)),$(word 4,$(ARM64_RELOC)),$(word 5,$(ARM64_RELOC)))
+ARM64_LDS_SRC_reloc := $(ARM64_SRC)/reloc/kernel.lds.S
+ARM64_LDS_FLAGS_reloc := -DRELOC_LINK_BASE=$(word 1,$(ARM64_RELOC))
+ARM64_LIB_reloc := $(BUILD)/pie/arm64/libsfu.a
+ARM64_LDFLAGS_reloc := $(call qemu_reloc_ldflags,$(word 3,$(ARM64_RELOC)),$(word 4,$(ARM64_RELOC)),$(word 5,$(ARM64_RELOC)))
+$(eval $(call arm64_kernel,reloc,$(ARM64_RELOC_FLAGS),gen,2,$(ARM64_SRC)/crash.c $(ARM64_SRC)/reloc/start.S))
+QEMU_KERNELS += $(ARM64_OUT)/reloc.elf
+QEMU_RUNS += $(call qemu_reloc_run,arm64,$(ARM64_OUT),$(ARM64_QEMU),$(word 2,$(ARM64_RELOC)))
 
 ARM64_VARIANTS := gas-v1 gen-v2 gen-v3 pac-gen-v2
 QEMU_KERNELS += $(foreach v,$(ARM64_VARIANTS),$(ARM64_OUT)/$(v).elf) $(ARM64_OUT)/demo.elf \

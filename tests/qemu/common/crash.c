@@ -30,6 +30,7 @@ int crash_main(void) {
   kputs("sfu-boot ");
   kput_dec(boot);
   kputs("\n");
+  if (crash_boot_started) crash_boot_started();
   if (boot > CRASH_BOOTS) {
     kputs("sfu-error 8-crash: boot ");
     kput_dec(boot);

@@ -35,6 +35,10 @@ extern const char arch_secondary_frames[];
  * end the run. Returns non-zero (after an sfu-error line) if anything went otherwise. */
 int crash_main(void);
 
+/* Called by crash_main right after its "sfu-boot N" line when the kernel defines it: the reloc
+ * kernels (common/reloc.c) say there where this boot moved the image. */
+void crash_boot_started(void) __attribute__((weak));
+
 /* Called by the architecture's exception handler with the faulting registers: prints the checked
  * trace "8-crash/fault", captures the record (reason SFU_CRASH_EXCEPTION, with detail and
  * fault_address as the architecture has them), prints "sfu-crash-captured NAME" and resets the
