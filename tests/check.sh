@@ -55,6 +55,7 @@ run_suite direct "$BUILD/tests/direct_tests"
 run_suite linker "$BUILD/tests/linked_image"
 run_suite embed bash tests/linker/embed.sh "$BUILD/tools/sfu" "$BUILD/check" \
   "$BUILD/tests/reserve_image_gcc" "$BUILD/tests/reserve_image_clang" --symbols-only "$BUILD/tests/symbols_image_gas"
+run_suite pie bash tests/linker/pie.sh "$BUILD"
 run_suite crash bash tests/crash/check.sh "$BUILD/tools/sfu" "$BUILD/tests/crash_program" "$BUILD/check/crash"
 run_suite walk-x86 "$BUILD/tests/x86_walk_tests"
 run_suite freestanding bash tests/freestanding.sh "$BUILD"

@@ -9,6 +9,10 @@
 #                 without the no-fault hook; step by step and through the row cache alike
 #   linker        build/tests/linked_image: a program linked with linker/sfunwind.ld walks itself
 #   embed         tests/linker/embed.sh: the same built without SFrame, given a table by `sfu gen`
+#   pie           tests/linker/pie.sh: position-independent images (ld -pie, -static-pie) against
+#                 $(BUILD)/pie/<arch>/libsfu.a have only R_*_RELATIVE relocations, hook or none;
+#                 images without the fragments link through sfu.mk; linked_image.c -static-pie runs
+#                 at a random address and names its frames (make pie-check runs it alone)
 #   crash         tests/crash/check.sh: `sfu crash` on a record a real program captured and printed
 #   walk-x86      build/tests/x86_walk_tests: real gcc -O2 code walked, compared with libunwind
 #   freestanding  nm -u on build/<arch>/libsfu.a for all three architectures; each public header
@@ -157,6 +161,25 @@ $(BUILD)/tests/crash_program: tests/crash/crash_program.c tests/crash/insert.ld 
 	$(TOOLS_DIR)/sfu gen $@.tmp -o $@.tmp --symbols-only
 	mv $@.tmp $@
 
+# The same program linked -static-pie against the position-independent core, with and without
+# the no-fault hook, built for `sfu gen` (sfunwind-reserve.ld: the whole image's table, glibc's
+# functions included, so its walks end at _start) and with -g (file:line for `sfu symbolize`):
+# tests/linker/pie.sh runs it where Linux loads it, a random address.
+$(BUILD)/tests/static_pie_image $(BUILD)/tests/static_pie_image-hook: $(BUILD)/tests/static_pie_image%: \
+		tests/linker/linked_image.c tests/linker/insert-reserve.ld linker/sfunwind-reserve.ld \
+		linker/sfunwind-symbols.ld linker/sfunwind-build-id.ld include/sfu/image.h $(BUILD)/pie/x86_64/libsfu.a
+	@mkdir -p $(@D)
+	gcc -std=gnu11 -O2 -g -Wall -Wextra -Werror -static-pie -Wl,--build-id -Iinclude -Llinker \
+		$(if $(filter -hook,$*),-DLINKED_IMAGE_HOOK) -Wl,-T,tests/linker/insert-reserve.ld -o $@ $< \
+		$(BUILD)/pie/x86_64/libsfu.a -lpthread
+
+# What the pie suite reads, and the suite alone.
+PIE_CHECK_DEPS := $(BUILD)/pie/x86_64/libsfu.a $(BUILD)/pie/arm64/libsfu.a $(BUILD)/tests/static_pie_image \
+	$(BUILD)/tests/static_pie_image-hook tools
+.PHONY: pie-check
+pie-check: $(PIE_CHECK_DEPS)
+	bash tests/linker/pie.sh $(BUILD)
+
 # The breakpad suite's STACK CFI comparer: a symbol file's rules applied by the .sym reader's
 # evaluator against another file's, or against the image's SFrame or DWARF CFI rows.
 TOOLS_LIB_OBJS := $(patsubst tools/%.cpp,$(TOOLS_DIR)/obj/%.o,$(TOOLS_LIB_SRCS))
@@ -175,7 +198,7 @@ fuzz: $(FUZZ_DIR)/fuzz_sframe $(FUZZ_DIR)/fuzz_walk
 check: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests $(BUILD)/tests/target_tests $(BUILD)/tests/direct_tests \
 		$(BUILD)/tests/linked_image \
 		$(BUILD)/tests/reserve_image_gcc $(BUILD)/tests/reserve_image_clang $(BUILD)/tests/symbols_image_gas \
-		$(BUILD)/tests/crash_program \
+		$(BUILD)/tests/crash_program $(PIE_CHECK_DEPS) \
 		gen-corpus qemu-kernels \
 		$(BUILD)/tests/x86_walk_tests $(FUZZ_DIR)/fuzz_sframe $(FUZZ_DIR)/fuzz_walk tools $(BUILD)/tests/sym_cfi_equal
 	@$(MAKE) --no-print-directory ARCH=x86_64 lib

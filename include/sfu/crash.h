@@ -212,9 +212,12 @@ uint32_t sfu_crc32(uint32_t crc, const void *bytes, size_t len);
 /* ---- The image's own area --------------------------------------------------------------------
  * linker/sfunwind-crash.ld reserves it (NOLOAD, SFU_CRASH_AREA_SIZE bytes) and defines these two
  * symbols. Header-only and weak on purpose: the archive itself needs no linker symbol, and an
- * image linked without the fragment still links; its calls answer SFU_E_CRASH_NO_AREA. */
-extern unsigned char __sfu_crash_start[] __attribute__((weak));
-extern unsigned char __sfu_crash_end[] __attribute__((weak));
+ * image linked without the fragment still links; its calls answer SFU_E_CRASH_NO_AREA. Hidden:
+ * resolved inside the image, so a position-independent image gets no relocation against them
+ * (at most R_*_RELATIVE ones). The area is where the image runs: an image that moves itself
+ * captures and takes with the area of the copy that runs (docs/porting.md). */
+extern unsigned char __sfu_crash_start[] __attribute__((weak, visibility("hidden")));
+extern unsigned char __sfu_crash_end[] __attribute__((weak, visibility("hidden")));
 
 static inline enum sfu_error sfu_crash_capture_image(const struct sfu_crash_info *info,
                                                      const struct sfu_regs *regs,

@@ -101,8 +101,12 @@ struct sfu_stack {
 
 /* The kernel's no-fault copy, if it has one: copy len bytes from src to dst, return 0 on
  * success, non-zero if the memory could not be read. Declared weak: when the kernel does not
- * define it, the walker reads declared stack memory directly. */
-int sfu_hook_read_nofault(void *dst, uint64_t src, size_t len) __attribute__((weak));
+ * define it, the walker reads declared stack memory directly. And hidden: the linker resolves it
+ * inside the image, to the kernel's definition or to 0, so a position-independent image (ld -pie,
+ * -static-pie) gets at most an R_*_RELATIVE relocation for it, never a GLOB_DAT or JUMP_SLOT
+ * against the symbol, which an image that relocates itself has no dynamic linker to resolve. A
+ * definition needs no attribute: the library's hidden reference makes the linked symbol hidden. */
+int sfu_hook_read_nofault(void *dst, uint64_t src, size_t len) __attribute__((weak, visibility("hidden")));
 
 /* ---- Registers ---------------------------------------------------------------------------- */
 

@@ -3,7 +3,10 @@
  * calls deep, and from inside sfunwind's own code (the library's table). Its build-id must be found; when its script reserves .sfu_symbols (the embed
  * suite's images, given their tables by `sfu gen`), the names must come out right at the address
  * the program was loaded at (a PIE, moved by the loader). Prints "build-id: HEX" and the
- * backtrace, then "linker: N passed, M failed". */
+ * backtrace, then "linker: N passed, M failed".
+ * tests/linker/pie.sh links it -static-pie against the position-independent core and runs it
+ * where Linux puts it; with -DLINKED_IMAGE_HOOK it defines sfu_hook_read_nofault, as a kernel
+ * with a no-fault copy does, and checks that the walks read through it. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -15,6 +18,16 @@
 extern char __executable_start[], etext[];
 
 static int passed, failed;
+
+#ifdef LINKED_IMAGE_HOOK
+/* The kernel's no-fault copy (a plain one here): every stack word a walk reads comes through it. */
+static unsigned long hook_reads;
+int sfu_hook_read_nofault(void *dst, uint64_t src, size_t len) {
+  hook_reads++;
+  memcpy(dst, (const void *)(uintptr_t)src, len);
+  return 0;
+}
+#endif
 static void check(int ok, const char *what) {
   printf("%s %s\n", ok ? "PASS" : "FAIL", what);
   ok ? passed++ : failed++;
@@ -136,6 +149,9 @@ int main(void) {
   for (size_t i = 0; i <= k + 1 && i < inner_n; i++) reliable &= inner_reliable[i];
   check(inner_why == SFU_STOP_END && reliable, "every frame up to main reliable: the library's own rows, no fallback");
 
+#ifdef LINKED_IMAGE_HOOK
+  check(hook_reads > 0, "the walks read the stack through the image's sfu_hook_read_nofault");
+#endif
   check(module.build_id_error == SFU_OK && module.build_id_size >= 8, "the build-id note is found");
   printf("build-id: ");
   for (uint32_t i = 0; i < module.build_id_size; i++) printf("%02x", module.build_id[i]);
