@@ -564,8 +564,11 @@ RELOC_SCENARIO = '11-reloc'
 RELOC_LINE = re.compile(r'^sfu-reloc seed 0x([0-9a-f]+) load 0x([0-9a-f]+) run 0x([0-9a-f]+) '
                         r'bias 0x([0-9a-f]+) relocs (\d+)\s*$')
 IMAGE = 'image'  # the module name sfu_register_image gives
-# `sfu stackwalk`'s readable frames: "#N  0xPC  sp 0xSP  TRUST  MODULE  [NAME+0xOFF  [FILE:LINE]]".
-STACKWALK_FRAME = re.compile(r'^\s*#(\d+)\s+0x([0-9a-f]+)\s+sp 0x([0-9a-f]+)\s+\S+\s+\S+(?:\s+(\S+)\+0x[0-9a-f]+)?')
+# `sfu stackwalk`'s readable frames: "#N  0xPC  sp 0xSP  TRUST  MODULE  [NAME[+0xOFF]]  [FILE:LINE]".
+STACKWALK_FRAME = re.compile(r'^\s*#(\d+)\s+0x([0-9a-f]+)\s+sp 0x([0-9a-f]+)\s+\S+\s+\S+(?:\s+(\S+))?')
+FILE_LINE = re.compile(r'^\S+:\d+$')
+# What `sfu symbolize --image` appends to a frame line: "  NAME[+0xOFF] FILE:LINE[ (FUNC inlined)]".
+ANNOTATION = re.compile(r'^  (\S+) (\S+:\d+)(?: \(\S+ inlined\))?$')
 # minidump_stackwalk: a frame's first line (" 0  module!function [...]"), its pc and sp.
 BREAKPAD_FRAME = re.compile(r'^\s?\s?\d+  \S')
 BREAKPAD_PC = re.compile(r'\b(?:pc|rip) = 0x([0-9a-f]+)')
@@ -742,7 +745,7 @@ def check_crash_names(sfu, elf, log, want, keep):
     for i, ((sym, src), (_, _, wsym, wsrc)) in enumerate(zip(frames, want)):
         if not wsym or not wsrc:
             whys.append('frame #%d: the host has no %s for it at its link address' % (i, 'name' if not wsym else 'source line'))
-        elif sym != wsym or src[:1] != wsrc[:1]:
+        elif not same_symbol(sym, wsym) or src[:1] != wsrc[:1]:
             whys.append('frame #%d: sfu crash names it %s%s, the host %s %s' % (
                 i, sym or '(no name)', ' at ' + src[0][1] if src else ' (no source line)', wsym, wsrc[0][1]))
     return whys[:3]
@@ -785,11 +788,12 @@ def check_symbolize(sfu, elf, log, lines, want, keep):
         if w is None:
             whys.append('0x%x: a frame the runner has no expectation for' % pc)
             continue
-        want_text = '  %s %s' % (w[2], w[3][0][1]) if w[2] and w[3] else None
-        if want_text is None:
+        if not (w[2] and w[3]):
             whys.append('0x%x: the host has no name and source line for it at its link address' % pc)
-        elif rest != want_text and not rest.startswith(want_text + ' ('):
-            whys.append('0x%x annotated %r, expected %r' % (pc, rest.strip() or '(nothing)', want_text.strip()))
+            continue
+        got = ANNOTATION.match(rest)
+        if not got or not same_symbol(got.group(1), w[2]) or got.group(2) != w[3][0][1]:
+            whys.append('0x%x annotated %r, expected %r' % (pc, rest.strip() or '(nothing)', '%s %s' % (w[2], w[3][0][1])))
     return whys[:3]
 
 
@@ -848,8 +852,19 @@ def check_minidump(sfu, bp, elf, log, want, keep):
 
 
 def stackwalk_frames(out):
-    return [(int(m.group(2), 16), int(m.group(3), 16), m.group(4))
-            for m in (STACKWALK_FRAME.match(l) for l in out.splitlines()) if m]
+    """[(pc, sp, function or None)] of `sfu stackwalk`'s readable trace."""
+    frames = []
+    for m in (STACKWALK_FRAME.match(l) for l in out.splitlines()):
+        if m:
+            sym = m.group(4) if m.group(4) and not FILE_LINE.match(m.group(4)) else None
+            frames.append((int(m.group(2), 16), int(m.group(3), 16), sym.split('+')[0] if sym else None))
+    return frames
+
+
+def same_symbol(got, want):
+    """Symbols as 'name+0xoff', where a tool may leave out an offset of 0."""
+    plain = lambda s: s[:-len('+0x0')] if s and s.endswith('+0x0') else s
+    return plain(got) == plain(want)
 
 
 def check_stackwalk(sfu, elf, inputs, want, keep):
