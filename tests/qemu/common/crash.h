@@ -36,8 +36,10 @@ extern const char arch_secondary_frames[];
 int crash_main(void);
 
 /* Called by crash_main right after its "sfu-boot N" line when the kernel defines it: the reloc
- * kernels (common/reloc.c) say there where this boot moved the image. */
-void crash_boot_started(void) __attribute__((weak));
+ * kernels (common/reloc.c) say there where this boot moved the image. The weak hooks are hidden:
+ * ld then resolves an undefined one to 0 inside the image, where a position-independent link (the
+ * reloc kernels') would otherwise call it through a PLT stub outside the text. */
+void crash_boot_started(void) __attribute__((weak, visibility("hidden")));
 
 /* Called by the architecture's exception handler with the faulting registers: prints the checked
  * trace "8-crash/fault", captures the record (reason SFU_CRASH_EXCEPTION, with detail and
@@ -55,7 +57,7 @@ enum sfu_error crash_capture(const struct sfu_crash_info *info, const struct sfu
 
 /* Called by crash_main before boot 1's fault when the kernel links crash-smp.c: starts the
  * other CPUs and returns when all of them are about to fault with it. */
-void crash_start_others(void) __attribute__((weak));
+void crash_start_others(void) __attribute__((weak, visibility("hidden")));
 
 /* An other CPU's life in a crash-smp kernel: meets CPU 0, faults in crash_fault under run_chain;
  * its handler calls crash_fault_taken. Does not return. */

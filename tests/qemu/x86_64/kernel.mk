@@ -50,18 +50,21 @@ $(X86_OUT)/$(1)/%.o: $(X86_SRC)/%.c $$(X86_DEPS) | $$(DEPS_STAMP)
 $(call qemu_common_rule,$(X86_OUT)/$(1),gcc $$(X86_CFLAGS) $$(X86_GSFRAME_$(1)) $$(X86_VFLAGS_$(1)),$$(X86_DEPS))
 $(X86_OUT)/$(1)/%.o: $(X86_SRC)/%.S $$(X86_DEPS) | $$(DEPS_STAMP)
 	@mkdir -p $$(@D)
-	gcc $$(X86_ASFLAGS) $$(X86_GSFRAME_$(1)) -c $$< -o $$@
-$(X86_OUT)/$(1)/kernel.lds: $(X86_SRC)/kernel.lds.S $(X86_SRC)/kernel.mk
+	gcc $$(X86_ASFLAGS) $$(X86_GSFRAME_$(1)) $$(X86_AFLAGS_$(1)) -c $$< -o $$@
+$(X86_OUT)/$(1)/kernel.lds: $(or $(X86_LDS_SRC_$(1)),$(X86_SRC)/kernel.lds.S) $(X86_SRC)/kernel.mk
 	@mkdir -p $$(@D)
 	gcc -E -P -undef -x c $(if $(filter gen,$(2)),-DSFU_TABLE_GENERATED) \
-		$(if $(filter $(QEMU_CRASH_AREA_VARIANTS),$(1)),-DSFU_CRASH_AREA) $$< -o $$@
+		$(if $(filter $(QEMU_CRASH_AREA_VARIANTS),$(1)),-DSFU_CRASH_AREA) $(X86_LDS_FLAGS_$(1)) $$< -o $$@
 
 # gas's table is not verified: gas 2.40 writes ordinary rows for _start (V1 has no outermost row)
 # and for the trap entry code, whose return address is in the trap frame, not at CFA-8 as x86_64
 # rows must say (tests/gen/README.md). sfu gen leaves the entry code out instead. Walks end at
 # _start's zero return address and cross the entry code by the trap layout, not rows.
-$(X86_OUT)/$(1).elf: $$(X86_OBJS_$(1)) $(X86_OUT)/$(1)/kernel.lds $(X86_LIB) $(TOOLS_DIR)/sfu
-	ld $$(X86_LDFLAGS) -T $(X86_OUT)/$(1)/kernel.lds -o $$@.tmp $$(X86_OBJS_$(1)) $(X86_LIB)
+# A variant may give its own script source and flags, library, link and assembler flags
+# (X86_LDS_SRC_NAME, X86_LDS_FLAGS_, X86_LIB_, X86_LDFLAGS_, X86_AFLAGS_: the reloc kernel's).
+$(X86_OUT)/$(1).elf: $$(X86_OBJS_$(1)) $(X86_OUT)/$(1)/kernel.lds $(or $(X86_LIB_$(1)),$(X86_LIB)) $(TOOLS_DIR)/sfu
+	ld $$(X86_LDFLAGS) $(X86_LDFLAGS_$(1)) -T $(X86_OUT)/$(1)/kernel.lds -o $$@.tmp $$(X86_OBJS_$(1)) \
+		$(or $(X86_LIB_$(1)),$(X86_LIB))
 	$(if $(filter gen,$(2)),$$(call qemu_sframe_finish,$$@,$(3)),$$(call qemu_symbols_only,$$@) && mv $$@.tmp $$@)
 endef
 
@@ -103,6 +106,25 @@ $(foreach v,$(X86_CRASH_SMP),$(eval $(call x86_variant,$(v),gen,2,$(X86_ARCH_SRC
 X86_CRASH_SMP_QEMU := $(call qemu_reset_command,$(X86_SMP_QEMU))
 QEMU_KERNELS += $(foreach v,$(X86_CRASH_SMP),$(X86_OUT)/$(v).elf)
 QEMU_RUNS += "x86_64 crash-smp|$(X86_OUT)/crash-smp.elf|$(X86_CRASH_SMP_QEMU)|--crash smp"
+
+# Scenario 11 (common/reloc.h; tests/qemu/README.md, "Moved images"): reloc.elf, the crash kernel
+# linked -pie at 16 MiB (where Linux's x86_64 kernel is linked) with reloc/kernel.lds.S, booted by
+# reloc/boot.S instead of boot.S, with reloc/main.c (crash.c's main without the guard pages),
+# which moves it, KASLR-style, to a page of [2 MiB, 96 MiB) the runner's seed picks: below its
+# link address or above (a negative bias or a positive one). The seed lies just below 2 MiB, above
+# the low memory SeaBIOS uses, and is written again at each reset; the copy stays below the top
+# 17 MiB that SeaBIOS takes. Its assembly is built with -g too, so every frame has a source line.
+X86_RELOC := 0x1000000 0x1ff000 0x200000 0x6000000 0x1000
+X86_RELOC_SRCS := $(filter-out boot.S,$(X86_ARCH_SRCS)) reloc/boot.S reloc/main.c
+X86_VFLAGS_reloc := $(call qemu_reloc_cflags,$(word 1,$(X86_RELOC)),$(word 2,$(X86_RELOC)),$(word 3,$(X86_RELOC)),$(word 4,$(X86_RELOC)),$(word 5,$(X86_RELOC)))
+X86_AFLAGS_reloc := -g -DRELOC_LINK_BASE=$(word 1,$(X86_RELOC))
+X86_LDS_SRC_reloc := $(X86_SRC)/reloc/kernel.lds.S
+X86_LDS_FLAGS_reloc := -DRELOC_LINK_BASE=$(word 1,$(X86_RELOC))
+X86_LIB_reloc := $(BUILD)/pie/x86_64/libsfu.a
+X86_LDFLAGS_reloc := $(call qemu_reloc_ldflags,$(word 3,$(X86_RELOC)),$(word 4,$(X86_RELOC)),$(word 5,$(X86_RELOC)))
+$(eval $(call x86_variant,reloc,gen,2,$(X86_RELOC_SRCS)))
+QEMU_KERNELS += $(X86_OUT)/reloc.elf
+QEMU_RUNS += $(call qemu_reloc_run,x86_64,$(X86_OUT),$(X86_QEMU),$(word 2,$(X86_RELOC)))
 
 X86_VARIANTS := gas-v1 gen-v2 gen-v3 demo
 QEMU_KERNELS += $(foreach v,$(X86_VARIANTS),$(X86_OUT)/$(v).elf)
