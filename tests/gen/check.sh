@@ -317,6 +317,70 @@ check_symbols() {
 }
 check_symbols
 
+# The crash area (linker/sfunwind-crash.ld): gen warns, once per link (the run that writes, not
+# --print-size or --print-defsym), where a loadable segment's file contents cover the area, since
+# every load writes them over it; not where the area is past the file contents (after .bss in a
+# script without PHDRS: an ELF loader zeroes it, a raw binary's does not know it) or in no
+# segment (PHDRS and :NONE), nor where there is none.
+check_crash_area() {
+  local r=$work/crash-area top
+  top=$(cd "$here/../.." && pwd)
+  mkdir -p "$r"
+  printf 'int data_word = 1;\nint bss_word;\nvoid _start(void) { for (;;) bss_word += data_word; }\n' >"$r/k.c"
+  local sections='.text : { *(.text .text.*) } .rodata : { *(.rodata .rodata.*) }'
+  local data='.data : { *(.data .data.*) }' bss='.bss : { *(.bss .bss.* COMMON) }'
+  # memsz: after .bss, no PHDRS; contents: before .data; none: PHDRS, :NONE; absent: no area.
+  printf 'SECTIONS { . = 0x400000; %s %s %s INCLUDE sfunwind-crash.ld }\n' "$sections" "$data" "$bss" >"$r/memsz.ld"
+  printf 'SECTIONS { . = 0x400000; %s INCLUDE sfunwind-crash.ld %s %s }\n' "$sections" "$data" "$bss" >"$r/contents.ld"
+  printf 'PHDRS { text PT_LOAD FLAGS(5); data PT_LOAD FLAGS(6); }\nSECTIONS { . = 0x400000; %s :text %s :data %s INCLUDE sfunwind-crash.ld }\n' \
+    "${sections/\}/\} :text}" "$data" "$bss" >"$r/none.ld"
+  printf 'SECTIONS { . = 0x400000; %s %s %s }\n' "$sections" "$data" "$bss" >"$r/absent.ld"
+  local layout elf err seg want what
+  for layout in memsz contents none absent; do
+    elf=$r/$layout.elf
+    if ! gcc -O2 -ffreestanding -nostdlib -static -fno-pie -no-pie -L"$top/linker" -Wl,-T,"$r/$layout.ld" \
+      -Wl,--no-warn-rwx-segments -o "$elf" "$r/k.c" 2>"$r/$layout.cc.err"; then
+      fail "crash area: $layout: gcc" "$(head -n 1 "$r/$layout.cc.err")"
+      continue
+    fi
+    # The oracle: the index of the PT_LOAD whose [vaddr, vaddr + filesz) meets the area, if any.
+    seg=$(python3 - "$elf" <<'PY'
+import subprocess, sys
+out = subprocess.run(['readelf', '-lSW', sys.argv[1]], capture_output=True, text=True, check=True).stdout
+area = None
+for l in out.splitlines():
+    w = l.replace('[', ' ').replace(']', ' ').split()  # index, name, type, address, offset, size
+    if w[1:2] == ['.sfu_crash']:
+        area = (int(w[3], 16), int(w[5], 16))
+phdrs = [l.split() for l in out.split('Program Headers:')[1].split('Section to Segment')[0].splitlines()[2:] if l.strip()]
+phdrs = [p for p in phdrs if not p[0].startswith('[')]
+for i, p in enumerate(phdrs):
+    if area and p[0] == 'LOAD' and int(p[4], 16) and int(p[2], 16) < area[0] + area[1] and area[0] < int(p[2], 16) + int(p[4], 16):
+        print(i); break
+PY
+)
+    case $layout in
+      contents) [[ -n $seg ]] && pass "crash area: contents: the oracle finds the segment" ||
+        fail "crash area: contents: the oracle finds the segment" "the area is not under file contents" ;;
+      *) [[ -z $seg ]] && pass "crash area: $layout: the oracle finds no segment" ||
+        fail "crash area: $layout: the oracle finds no segment" "segment $seg" ;;
+    esac
+    want=""
+    [[ $layout == contents ]] && want="sfu gen: $elf: warning: .sfu_crash lies in the file contents of loadable segment $seg: every load of the image writes them over the area, so a crash record there does not survive a reset; place linker/sfunwind-crash.ld after every section with contents (after .bss)"
+    what="no warning"
+    [[ -n $want ]] && what="one warning"
+    err=$("$sfu" gen "$elf" -o "$r/$layout-out.elf" --symbols-only 2>&1 >/dev/null)
+    [[ $? == 0 && $err == "$want" ]] && pass "crash area: $layout: $what when gen writes" ||
+      fail "crash area: $layout: $what when gen writes" "$err"
+    for ask in --print-size --print-defsym; do
+      err=$("$sfu" gen "$elf" $ask --symbols-only 2>&1 >/dev/null)
+      [[ $? == 0 && -z $err ]] && pass "crash area: $layout: nothing under $ask" ||
+        fail "crash area: $layout: nothing under $ask" "$err"
+    done
+  done
+}
+check_crash_area
+
 for arch in x86_64 arm64 s390x; do
   images=("$corpus/$arch"/*.elf)
   [[ -e ${images[0]} ]] || { fail "$arch corpus" "no images in $corpus/$arch"; continue; }

@@ -37,9 +37,14 @@ bool build_symbols(const ElfImage &image, const std::string &range_spec, Symbols
   return encode_symbols(functions, opt, plan.table, plan.stats, error);
 }
 
-// The crash-record area (linker/sfunwind-crash.ld) inside a PT_LOAD segment: a loader writes the
-// segment's memory (file bytes, zeroes past them), so a record kept there does not survive. The
-// segment's index, or -1. Program headers outside the file are not looked at.
+// The crash-record area (linker/sfunwind-crash.ld) under a PT_LOAD segment's file contents
+// [p_vaddr, p_vaddr + p_filesz): whatever loads the image, an ELF loader or a copy of a raw binary
+// (objcopy -O binary keeps those bytes too), writes them over the area, so no record survives a
+// reset. The segment's index, or -1. The part of a segment past its file contents (p_memsz only,
+// where GNU ld puts a NOLOAD section after .bss when the script has no PHDRS) is not reported:
+// an ELF loader zeroes it, a raw binary's loader never sees it, and which one loads the image is
+// not in the image (linker/README.md, "Crash records"). Program headers outside the file are not
+// looked at.
 int crash_area_segment(const ElfImage &image) {
   const ElfSectionHeader *area = image.section(".sfu_crash");
   std::vector<ElfSegment> segments;
@@ -48,7 +53,7 @@ int crash_area_segment(const ElfImage &image) {
   for (size_t i = 0; i < segments.size(); i++) {
     const ElfSegment &seg = segments[i];
     if (seg.type != kPtLoad || seg.filesz == 0) continue;
-    if (area->addr < seg.vaddr + seg.memsz && seg.vaddr < area->addr + area->size) return int(i);
+    if (area->addr < seg.vaddr + seg.filesz && seg.vaddr < area->addr + area->size) return int(i);
   }
   return -1;
 }
@@ -91,10 +96,11 @@ int run_gen(const Command &self, const Args &args) {
   if (!load_image(in_path, image, error)) return refused(self, in_path, error);
   enc.abi = image_abi(image);
   if (enc.abi == 0) return refused(self, in_path, "not an x86_64, aarch64 or s390x image");
-  if (int seg = crash_area_segment(image); seg >= 0)
-    fprintf(stderr, "sfu gen: %s: warning: .sfu_crash lies in loadable segment %d (PT_LOAD with file contents): a "
-            "loader writes that memory, so a crash record there does not survive a reset; keep it out of every "
-            "segment (linker/sfunwind-crash.ld's :NONE)\n", in_path.c_str(), seg);
+  // Once per link: by the run that writes the image, not by the sizing runs before it.
+  if (int seg = crash_area_segment(image); seg >= 0 && !print_size && !print_defsym)
+    fprintf(stderr, "sfu gen: %s: warning: .sfu_crash lies in the file contents of loadable segment %d: every "
+            "load of the image writes them over the area, so a crash record there does not survive a reset; "
+            "place linker/sfunwind-crash.ld after every section with contents (after .bss)\n", in_path.c_str(), seg);
 
   // Symbols: asked for, or on by default where the image reserves room for them.
   SymbolsPlan sym;
