@@ -268,6 +268,38 @@ TEST(WalkX86_64, StackSwitchBackwardsIsRefused) {
   EXPECT_EQ(w.stop, SFU_STOP_STACK_ORDER);
 }
 
+// Boot code without CFI that enters its first C function K with a jump (`jmp`, no call) after
+// zeroing RBP: K's entry row still says "return address at CFA - 8", so what ends the walk is the
+// word above K's first push, and where RSP stood at the jump. With RSP at the very top, K's CFA
+// lies 8 bytes past the stack: cfa-outside-stacks (unreliable). With a 0 pushed first (`pushq $0`,
+// then `jmp`), K's CFA is the top and its return address 0: end-of-stack (docs/porting.md, the
+// clean-end table).
+TEST(WalkX86_64, JumpedToFromBootCodeEndsWhereItsReturnSlotSays) {
+  const uint64_t K = kText, L = kText + 0x100;
+  Registered reg(table_spec(3, SFU_ABI_AMD64_LE,
+                            {fde_spec(K, 0x40, {{0, {8}}, {1, {16, -16}}}), fde_spec(L, 0x10, {{0, {8}}})}),
+                 kText, kText + 0x1000);
+  ASSERT_EQ(reg.error(), SFU_OK);
+  for (uint64_t entry_rsp : {kStackHi, kStackHi - 8}) {
+    FakeMemory m(false);
+    m.add_stack(kStackLo, kStackHi);
+    if (entry_rsp < kStackHi) m.put(entry_rsp, 0);  // the pushed 0
+    m.put(entry_rsp - 8, 0);                        // K: push %rbp (zeroed)
+    m.put(entry_rsp - 16, K + 0x10);                // K: call L
+    Walked w = walk_checked(regs_with(L + 4, {{SFU_X86_64_RSP, entry_rsp - 16}, {SFU_X86_64_RBP, entry_rsp - 8}}),
+                            m.config(SFU_ABI_AMD64_LE));
+    EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{L + 4, K + 0x10})) << entry_rsp;
+    if (entry_rsp == kStackHi) {
+      EXPECT_EQ(w.stop, SFU_STOP_CFA_OUTSIDE_STACK);
+    } else {
+      EXPECT_EQ(w.stop, SFU_STOP_END);
+      ASSERT_EQ(w.frames.size(), 2u);
+      EXPECT_TRUE(w.frames[1].reliable);
+    }
+    expect_clean(m);
+  }
+}
+
 }  // namespace
 
 namespace {
@@ -369,6 +401,67 @@ TEST(WalkArm64, AnAddressSizeArm64DoesNotHaveIsABadStart) {
   EXPECT_EQ(walk_checked(x.start(), xc).stop, SFU_STOP_END);
 }
 
+// A C function K entered from boot assembly by a plain branch (`b`, no link) after the firmware
+// zeroed x29 and x30, the boot code having no CFI: K's prologue (stp x29, x30, [sp, #-32]!) saves
+// the zeros as its frame record, and the walk reads a return address of 0 at K's CFA, the SP of
+// the branch. Branched with SP at the top of the stack (K's CFA within 32 bytes of it): the clean
+// end, end-of-stack (reliable). Further down, a saved return address of 0 is a damaged stack:
+// zero-return-address (docs/porting.md, the clean-end table).
+struct Arm64BranchedTo {
+  const uint64_t K = kText + 0x100, L = kText + 0x200;  // the boot code, at kText, has no row
+  Registered reg{table_spec(3, SFU_ABI_AARCH64_LE,
+                            {fde_spec(K, 0x40, {{0, {0}}, {4, {32, -24, -32}}}), fde_spec(L, 0x10, {{0, {0}}})}),
+                 kText, kText + 0x1000};
+  FakeMemory mem{false};
+  const uint64_t entry_sp;  // SP at the branch: K's CFA
+  Arm64BranchedTo(uint64_t sp, uint64_t x29, uint64_t x30) : entry_sp(sp) {
+    mem.add_stack(kStackLo, kStackHi);
+    mem.put(sp - 32, x29);  // K's frame record: the x29 and x30 of the branch
+    mem.put(sp - 24, x30);
+  }
+  // A fault in L, a leaf K called (its return address still in x30).
+  sfu_regs in_leaf() const {
+    return regs_with(L + 4, {{SFU_ARM64_SP, entry_sp - 32}, {SFU_ARM64_FP, entry_sp - 32}, {SFU_ARM64_LR, K + 0x14}});
+  }
+};
+
+TEST(WalkArm64, BranchedToWithZeroedX29X30EndsCleanlyAtTheTopOfTheStack) {
+  for (uint64_t below_top : {0, 16, 32}) {
+    Arm64BranchedTo a(kStackHi - below_top, 0, 0);
+    ASSERT_EQ(a.reg.error(), SFU_OK);
+    Walked w = walk_checked(a.in_leaf(), a.mem.config(SFU_ABI_AARCH64_LE));
+    EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{a.L + 4, a.K + 0x14})) << below_top;
+    EXPECT_EQ(w.stop, SFU_STOP_END) << below_top;
+    ASSERT_EQ(w.frames.size(), 2u);
+    EXPECT_TRUE(w.frames[1].reliable);
+    expect_clean(a.mem);
+  }
+  // A fault in K before its prologue: the zeroed x30 itself is the return address.
+  Arm64BranchedTo a(kStackHi, 0, 0);
+  Walked w = walk_checked(regs_with(a.K, {{SFU_ARM64_SP, kStackHi}, {SFU_ARM64_FP, 0}, {SFU_ARM64_LR, 0}}),
+                          a.mem.config(SFU_ABI_AARCH64_LE));
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{a.K}));
+  EXPECT_EQ(w.stop, SFU_STOP_END);
+}
+
+TEST(WalkArm64, BranchedToBelowTheTopOfTheStackIsADamagedStack) {
+  Arm64BranchedTo a(kStackHi - 64, 0, 0);
+  Walked w = walk_checked(a.in_leaf(), a.mem.config(SFU_ABI_AARCH64_LE));
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{a.L + 4, a.K + 0x14}));
+  EXPECT_EQ(w.stop, SFU_STOP_ZERO_RETURN_ADDRESS);
+}
+
+TEST(WalkArm64, BranchedToWithoutZeroingX30ShowsWhatX30Held) {
+  // x30 left as the boot code had it: the walk takes it for K's return address. An address in no
+  // registered text is shown as the last frame, unreliable (end-of-stack).
+  Arm64BranchedTo a(kStackHi, 0, 0x500000);
+  Walked w = walk_checked(a.in_leaf(), a.mem.config(SFU_ABI_AARCH64_LE));
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{a.L + 4, a.K + 0x14, 0x500000}));
+  EXPECT_EQ(w.stop, SFU_STOP_END);
+  ASSERT_EQ(w.frames.size(), 3u);
+  EXPECT_FALSE(w.frames[2].reliable);
+}
+
 // ---- s390x -------------------------------------------------------------------------------------
 
 // F (leaf: RA in f8, DWARF 24) <- P (RA and FP saved; CFA = sp + 320) <- Q (outermost row).
@@ -416,6 +509,28 @@ TEST(WalkS390x, RaNotSavedMeansR14AtTheTop) {
   S390xChain s({{0, {0}}, {6, {20, -48, -72}}}, {{0, {0, 0, -8}}});
   Walked w = walk_checked(s.start(), s.mem.config(SFU_ABI_S390X_BE));
   EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{s.F + 4, s.P + 0x12, s.Q + 0x24}));
+}
+
+TEST(WalkS390x, BranchedToWithR14ZeroedEndsCleanlyAtTheTopOfTheStack) {
+  // Boot code without CFI that zeroes r14 and enters its first C function K with a plain branch
+  // (`j`), r15 160 bytes below the top: K's prologue saves the zero at CFA - 48, and K's CFA is
+  // the top: end-of-stack (reliable), as on arm64.
+  const uint64_t K = kText + 0x100, L = kText + 0x200;
+  Registered reg(table_spec(2, SFU_ABI_S390X_BE,
+                            {fde_spec(K, 0x40, {{0, {0}}, {6, {20, -48, -72}}}), fde_spec(L, 0x10, {{0, {0}}})}),
+                 kText, kText + 0x1000);
+  ASSERT_EQ(reg.error(), SFU_OK);
+  FakeMemory m(true);
+  m.add_stack(kStackLo, kStackHi);
+  m.put(kStackHi - 48, 0);  // K: stmg saved r14 (0) and r11 (0) in the boot frame's save area
+  m.put(kStackHi - 72, 0);
+  Walked w = walk_checked(regs_with(L + 4, {{SFU_S390X_SP, kStackHi - 320}, {SFU_S390X_FP, 0}, {SFU_S390X_RA, K + 0x10}}),
+                          m.config(SFU_ABI_S390X_BE));
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{L + 4, K + 0x10}));
+  EXPECT_EQ(w.stop, SFU_STOP_END);
+  ASSERT_EQ(w.frames.size(), 2u);
+  EXPECT_TRUE(w.frames[1].reliable);
+  expect_clean(m);
 }
 
 TEST(WalkS390x, BackChainIsOffByDefault) {
