@@ -59,6 +59,7 @@ QEMU_BREAKPAD := $(BUILD)/oracles/breakpad/bin
 BREAKPAD_ORACLE_BUILD ?= ../shared/oracles/breakpad/build.sh
 $(QEMU_BREAKPAD)/minidump_stackwalk:
 	bash $(BREAKPAD_ORACLE_BUILD) $(BUILD)/oracles/breakpad
+qemu_comma := ,
 qemu_reloc_run = "$(1) reloc|$(2)/reloc.elf|$(call qemu_reset_command,$(3)) -device loader,addr=$(4),data={seed},data-len=8$(5)|--crash record --reloc --keep $(2)/reloc --breakpad $(QEMU_BREAKPAD)"
 QEMU_COMMON_HDRS := $(sort $(wildcard tests/qemu/common/*.h)) $(CORE_HDRS)
 QEMU_CFLAGS_COMMON := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -nostdlib \

@@ -17,8 +17,10 @@
 #endif
 
 /* Hidden: the compiler reaches them PC-relative, never through the GOT, whose entries hold
- * nothing usable before the relocations are applied (arm64's ld leaves RELA fields 0). */
-#define HIDDEN __attribute__((visibility("hidden")))
+ * nothing usable before the relocations are applied (arm64's ld leaves RELA fields 0). Aligned:
+ * s390x's larl reaches only even addresses, and for a symbol that might be odd gcc goes through
+ * the GOT (GOTOFF) instead; the linker script aligns each of them to 8. */
+#define HIDDEN __attribute__((visibility("hidden"), aligned(8)))
 
 /* From reloc/kernel.lds.S: the image from its first byte to the end of the crash area (what the
  * copy takes up), the loaded part of it (what is copied), .bss, and the dynamic relocations. */
@@ -116,4 +118,8 @@ void crash_boot_started(void) {
     kput_hex((uint64_t)__reloc_image_start);
     kputs(", not in the copy\n");
   }
+  /* Said once: a later boot that did not move the image again (a reset into the copy) says seed
+   * 0 and relocs 0, and fails. (load stays: s390x's reset goes back there, reloc/reset.c.) */
+  reloc_info.seed = 0;
+  reloc_info.relocs = 0;
 }

@@ -50,22 +50,24 @@ $(S390X_OUT)/$(1)/%.c.o: $(S390X_SRC)/%.c $(S390X_HDRS) $(S390X_SRC)/kernel.mk |
 
 $(S390X_OUT)/$(1)/%.S.o: $(S390X_SRC)/%.S $(S390X_HDRS) $(S390X_SRC)/kernel.mk | $(DEPS_STAMP)
 	@mkdir -p $$(@D)
-	$(S390X_CC) $(S390X_ASFLAGS) -c $$< -o $$@
+	$(S390X_CC) $(S390X_ASFLAGS) $(S390X_AFLAGS_$(1)) -c $$< -o $$@
 
 $(call qemu_common_rule,$(S390X_OUT)/$(1),$(S390X_CC) $(S390X_CFLAGS) $(S390X_VFLAGS_$(1)),$(S390X_HDRS))
 
 # The linker script, through the C preprocessor: the crash kernels' has the crash area.
-$(S390X_OUT)/$(1)/kernel.ld: $(S390X_SRC)/kernel.ld $(S390X_SRC)/kernel.mk | $(DEPS_STAMP)
+$(S390X_OUT)/$(1)/kernel.ld: $(or $(S390X_LDS_SRC_$(1)),$(S390X_SRC)/kernel.ld) $(S390X_SRC)/kernel.mk | $(DEPS_STAMP)
 	@mkdir -p $$(@D)
 	$(S390X_CC) -E -P -undef -x c $(if $(filter $(QEMU_CRASH_AREA_VARIANTS),$(1)),-DSFU_CRASH_AREA) \
-		$$< -o $$@
+		$(S390X_LDS_FLAGS_$(1)) $$< -o $$@
 
 # Link, write the table into the reserved .sframe, and check every row against the CFI
-# (qemu_sframe_finish: no mismatch, no function left without rows).
-$(S390X_OUT)/$(1).elf: $$(S390X_OBJS_$(1)) $(S390X_OUT)/$(1)/kernel.ld $(BUILD)/s390x/libsfu.a \
+# (qemu_sframe_finish: no mismatch, no function left without rows). A variant may give its own
+# script source and flags, library, link and assembler flags (S390X_LDS_SRC_VARIANT,
+# S390X_LDS_FLAGS_, S390X_LIB_, S390X_LDFLAGS_, S390X_AFLAGS_: the reloc kernel's).
+$(S390X_OUT)/$(1).elf: $$(S390X_OBJS_$(1)) $(S390X_OUT)/$(1)/kernel.ld $(or $(S390X_LIB_$(1)),$(BUILD)/s390x/libsfu.a) \
 		$(TOOLS_DIR)/sfu
-	$(S390X_LD) -nostdlib --build-id=sha1 -Llinker -T $(S390X_OUT)/$(1)/kernel.ld -o $$@.tmp \
-		$$(S390X_OBJS_$(1)) $(BUILD)/s390x/libsfu.a
+	$(S390X_LD) -nostdlib --build-id=sha1 -Llinker $(S390X_LDFLAGS_$(1)) -T $(S390X_OUT)/$(1)/kernel.ld -o $$@.tmp \
+		$$(S390X_OBJS_$(1)) $(or $(S390X_LIB_$(1)),$(BUILD)/s390x/libsfu.a)
 	$$(call qemu_sframe_finish,$$@,$(2),all)
 endef
 
@@ -104,6 +106,23 @@ S390X_VFLAGS_crash-smp-nolock := -DCRASH_SMP_NO_LOCK
 $(foreach v,crash-smp crash-smp-nowait crash-smp-nolock,$(eval $(call s390x_kernel,$(v),2,$(S390X_CRASH_SMP_MAINS))))
 QEMU_KERNELS += $(foreach v,crash-smp crash-smp-nowait crash-smp-nolock,$(S390X_OUT)/$(v).elf)
 QEMU_RUNS += "s390x crash-smp|$(S390X_OUT)/crash-smp.elf|$(call qemu_reset_command,$(S390X_SMP_QEMU))|--crash smp"
+
+# Scenario 11 (common/reloc.h; tests/qemu/README.md, "Moved images"): reloc.elf, the crash kernel
+# linked -pie at 0x20000 with reloc/kernel.ld, entered at reloc/start.S, which moves it to a page
+# of [1 MiB, 64 MiB) the runner's seed picks, as firmware moves itself up storage. The seed is in
+# the page below 1 MiB, written big-endian (data-be) as the CPU reads it, and again at each reset;
+# the reset restarts the image as loaded (reloc/reset.c, through traps.c's arch_reset), which
+# moves itself again. Its assembly is built with -g too, so every frame has a source line.
+S390X_RELOC := 0x20000 0xff000 0x100000 0x4000000 0x1000
+S390X_VFLAGS_reloc := $(call qemu_reloc_cflags,$(word 1,$(S390X_RELOC)),$(word 2,$(S390X_RELOC)),$(word 3,$(S390X_RELOC)),$(word 4,$(S390X_RELOC)),$(word 5,$(S390X_RELOC)))
+S390X_AFLAGS_reloc := -g
+S390X_LDS_SRC_reloc := $(S390X_SRC)/reloc/kernel.ld
+S390X_LDS_FLAGS_reloc := -DRELOC_LINK_BASE=$(word 1,$(S390X_RELOC))
+S390X_LIB_reloc := $(BUILD)/pie/s390x/libsfu.a
+S390X_LDFLAGS_reloc := $(call qemu_reloc_ldflags,$(word 3,$(S390X_RELOC)),$(word 4,$(S390X_RELOC)),$(word 5,$(S390X_RELOC)))
+$(eval $(call s390x_kernel,reloc,2,crash.c reloc/start.S reloc/reset.c))
+QEMU_KERNELS += $(S390X_OUT)/reloc.elf
+QEMU_RUNS += $(call qemu_reloc_run,s390x,$(S390X_OUT),$(S390X_QEMU),$(word 2,$(S390X_RELOC)),$(qemu_comma)data-be=true)
 
 QEMU_KERNELS += $(S390X_OUT)/gen-v2.elf $(S390X_OUT)/gen-v3.elf $(S390X_OUT)/demo.elf
 QEMU_RUNS += "s390x gen-v2|$(S390X_OUT)/gen-v2.elf|$(S390X_QEMU)" \

@@ -175,7 +175,8 @@ void arch_walk_config(struct sfu_walk_config *config) {
 #define PSW_SHORT_64 0x0008000180000000ul
 void arch_reset(void) {
   extern char _start[];
-  uint64_t psw = PSW_SHORT_64 | (uint32_t)(uintptr_t)_start;
+  uint64_t entry = arch_reset_entry ? arch_reset_entry() : (uint64_t)(uintptr_t)_start;
+  uint64_t psw = PSW_SHORT_64 | (uint32_t)entry;
   /* Absolute 0 is real address 0 for a CPU with prefix 0, and real address P for one with
    * prefix P (prefixing swaps the two pages): the smp kernels' other CPUs. */
   uint32_t prefix;

@@ -44,6 +44,10 @@ extern int (*program_check_hook)(struct trap_frame *tf);
 /* Restart interruptions go to this hook (scenario 10); with none set, one ends the run. */
 extern void (*restart_hook)(struct trap_frame *tf);
 
+/* Where arch_reset starts the machine again, when the kernel says (the reloc kernel: the entry of
+ * its image as loaded, reloc/reset.c); else _start. */
+uint64_t arch_reset_entry(void) __attribute__((weak, visibility("hidden")));
+
 /* The walk's starting registers: the interrupted PC, r0-r15 and f0-f15, all valid. */
 void trap_regs(const struct trap_frame *tf, struct sfu_regs *regs);
 
