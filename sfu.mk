@@ -9,7 +9,8 @@
 #   SFU_BUILD           where the library, the host tool and the config header go.
 #                       Default: build/sfunwind.
 #   SFU_CONFIG          a .config for sfunwind's Kconfig. Default: none, the Kconfig defaults.
-#   SFU_KCFLAGS         extra flags for the library, e.g. your code model (-mcmodel=kernel).
+#   SFU_KCFLAGS         extra flags for the library, e.g. your code model (-mcmodel=kernel), or
+#                       -fpie for an image linked -pie or -static-pie (docs/porting.md).
 #   SFU_SFRAME          gas: gas writes the tables (-Wa,--gsframe, binutils 2.40 or later on x86_64
 #                       and arm64). gen: `sfu gen` writes them after the link from the DWARF CFI
 #                       (any toolchain, every architecture). Default: gas where the assembler
@@ -17,8 +18,11 @@
 #
 # Defined here:
 #   SFU_INCLUDE   -I for <sfu/*.h>; the headers need nothing else, even under -nostdinc.
-#   SFU_CFLAGS    for your C and assembly, so that they get tables: -fasynchronous-unwind-tables
-#                 (the CFI `sfu gen` reads), and -Wa,--gsframe on the gas path.
+#   SFU_CFLAGS    for your 64-bit C and assembly, so that they get tables: -fasynchronous-unwind-
+#                 tables (the CFI `sfu gen` reads), and -Wa,--gsframe on the gas path. Not for
+#                 objects built -m16 or -m32 (x86 real-mode or 32-bit boot code), -mabi=ilp32 or
+#                 -m31: gas writes SFrame only into 64-bit objects and stops such a build ("Error:
+#                 .sframe not supported for target"); they need no table (a walk never runs there).
 #   SFU_LDFLAGS   -L for the linker fragments. Give it BEFORE -T: ld reads the script, and the
 #                 files it INCLUDEs, where -T stands.
 #   SFU_LDS       the one fragment your linker script INCLUDEs: sfunwind-gas.ld (gas: the
