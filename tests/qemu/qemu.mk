@@ -53,8 +53,9 @@ qemu_reloc_cflags = -fpie -DRELOC_LINK_BASE=$(1) -DRELOC_SEED_ADDR=$(2) -DRELOC_
 	-DRELOC_WINDOW_HI=$(4) -DRELOC_ALIGN=$(5)
 qemu_reloc_ldflags = -pie --no-dynamic-linker -z text --defsym=__reloc_window_lo=$(1) \
 	--defsym=__reloc_window_hi=$(2) --defsym=__reloc_align=$(3)
-# Breakpad's minidump_stackwalk walks the reloc kernels' minidumps: built once, as the breakpad
-# suite builds it (../shared/oracles/breakpad/build.sh, a few minutes), before the runs need it.
+# Breakpad's minidump_stackwalk walks the reloc kernels' minidumps: built once with the kernels
+# (qemu-kernels, so that runner_test.py finds it too), as the breakpad suite builds it
+# (../shared/oracles/breakpad/build.sh, a few minutes).
 QEMU_BREAKPAD := $(BUILD)/oracles/breakpad/bin
 BREAKPAD_ORACLE_BUILD ?= ../shared/oracles/breakpad/build.sh
 $(QEMU_BREAKPAD)/minidump_stackwalk:
@@ -146,10 +147,10 @@ QEMU_KERNELS :=
 -include $(sort $(wildcard tests/qemu/*/kernel.mk))
 
 .PHONY: qemu-test qemu-kernels demo
-qemu-kernels: $(QEMU_KERNELS)
+qemu-kernels: $(QEMU_KERNELS) $(QEMU_BREAKPAD)/minidump_stackwalk
 
 # Each QEMU_RUNS entry carries its own double quotes (labels and commands hold spaces).
-qemu-test: qemu-kernels tools $(QEMU_BREAKPAD)/minidump_stackwalk
+qemu-test: qemu-kernels tools
 	@bash tests/qemu/run-all.sh $(TOOLS_DIR)/sfu $(QEMU_DIR)/logs $(QEMU_TIMEOUT) $(QEMU_RUNS)
 
 QEMU_DEMO_SPEC = $(subst ",,$(QEMU_DEMO_$(ARCH)))

@@ -564,6 +564,9 @@ RELOC_SCENARIO = '11-reloc'
 RELOC_LINE = re.compile(r'^sfu-reloc seed 0x([0-9a-f]+) load 0x([0-9a-f]+) run 0x([0-9a-f]+) '
                         r'bias 0x([0-9a-f]+) relocs (\d+)\s*$')
 IMAGE = 'image'  # the module name sfu_register_image gives
+# What the runner reads from a reloc kernel's ELF (reloc/kernel.ld*, qemu.mk's qemu_reloc_ldflags).
+RELOC_SYMBOLS = ('_stext', '_etext', '__reloc_image_start', '__reloc_image_end', '__reloc_window_lo',
+                 '__reloc_window_hi', '__reloc_align')
 # `sfu stackwalk`'s readable frames: "#N  0xPC  sp 0xSP  TRUST  MODULE  [NAME[+0xOFF]]  [FILE:LINE]".
 STACKWALK_FRAME = re.compile(r'^\s*#(\d+)\s+0x([0-9a-f]+)\s+sp 0x([0-9a-f]+)\s+\S+\s+\S+(?:\s+(\S+))?')
 FILE_LINE = re.compile(r'^\S+:\d+$')
@@ -637,6 +640,8 @@ def reloc_slot(seed, link, span, lo, hi, align):
 def module_bias(traces, syms):
     """The bias the traces' module lines say for the image: its text start there minus the ELF's
     _stext. Returns (bias, None) or (None, why there is none)."""
+    if '_stext' not in syms or '_etext' not in syms:
+        return None, 'the ELF has no _stext and _etext'
     ranges = {t.modules[IMAGE] for t in traces if IMAGE in t.modules}
     if not ranges:
         return None, 'no module line for %s: the bias cannot be found' % IMAGE
@@ -907,7 +912,10 @@ def check_reloc(reloc, lines, traces, sfu, elf, log, keep, bias):
     whys = []
     moved = reloc_lines(lines)
     boots = [n for n, _ in moved]
-    if boots != ['1', '2'] or not all(m for _, m in moved):
+    missing = [n for n in RELOC_SYMBOLS if n not in syms]
+    if missing:
+        whys.append('%s has no %s: not a reloc kernel' % (elf, ', '.join(missing)))
+    elif boots != ['1', '2'] or not all(m for _, m in moved):
         whys.append('sfu-reloc lines in boots %s, expected one well-formed in boot 1 and one in boot 2' % (
             ' '.join(str(b) for b in boots) or 'none'))
     else:
@@ -940,7 +948,7 @@ def check_reloc(reloc, lines, traces, sfu, elf, log, keep, bias):
             whys.append('the image has %d dynamic relocations (%s), the kernel applied %d' % (
                 len(types), ', '.join(other) + ' besides RELATIVE' if other else 'all RELATIVE', relocs))
     build_id = elf_build_id(elf)
-    stext, etext = syms['_stext'], syms['_etext']
+    stext, etext = syms.get('_stext', 0), syms.get('_etext', 0)
     for raw in lines:
         line = raw.rstrip('\r\n')
         text = line[len('sfu-crash: '):] if line.startswith('sfu-crash: ') else line

@@ -11,6 +11,7 @@ s390x, arm64's nofault-nofixup and s390x's reentry-wrong (scenario 10 built to f
                                                  QEMU_DIR: CORPUS_DIR/../qemu if not given
 """
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -227,6 +228,130 @@ def reentry_wrong_cases(sfu, qemu_dir, case):
          any(w.startswith('10-nofault/beyond-ram: ') for w in whys))
 
 
+# The arm64 reloc kernel's command (tests/qemu/arm64/kernel.mk): the seed's word at the top of its
+# RAM, given by QEMU's generic loader. One fixed seed: every runner test boots the same.
+ARM64_RELOC_QEMU = ARM64_CRASH_QEMU[:-1] + ['-device', 'loader,addr=0x47fff000,data={seed},data-len=8', '-kernel']
+RELOC_SEED = 0x5eed0000c0ffee01
+
+
+def reloc_slot_cases(case):
+    """run.reloc_slot, the runner's copy of common/reloc.c's: the slots off the image, on both sides."""
+    # Window [0x10000, 0x20000) in 0x1000 steps, an image of 0x2000 linked at 0x14000: 0x10000..0x12000
+    # end at or before it (3 slots), 0x16000..0x1e000 start after it (9 slots).
+    slot = lambda seed: run.reloc_slot(seed, 0x14000, 0x2000, 0x10000, 0x20000, 0x1000)
+    case('reloc_slot: slots below the image come first, then those above',
+         [slot(s) for s in (0, 2, 3, 11, 12)] == [(0x10000, 12), (0x12000, 12), (0x16000, 12), (0x1e000, 12),
+                                                  (0x10000, 12)])
+    case('reloc_slot: none overlaps the image', all(not (0x14000 - 0x2000 < slot(s)[0] < 0x14000 + 0x2000)
+                                                    for s in range(12)))
+    case('reloc_slot: no slot in a window the image fills', run.reloc_slot(5, 0x10000, 0x10000, 0x10000, 0x20000,
+                                                                          0x1000) == (0x10000, 0))
+    case('reloc_slot: an image linked below the window has every slot above it',
+         run.reloc_slot(1, 0x1000, 0x2000, 0x10000, 0x20000, 0x1000) == (0x11000, 15))
+    case('pick_seed: SFU_RELOC_SEED replays a run', run.pick_seed({'SFU_RELOC_SEED': '0x1234'}) == 0x1234)
+    seeds = {run.pick_seed({}) for _ in range(4)}
+    case('pick_seed: a fresh non-zero seed each run', len(seeds) == 4 and 0 not in seeds)
+
+
+def reloc_cases(sfu, qemu_dir, case):
+    """run.py --reloc's checks (scenario 11) on the real output of the arm64 reloc kernel, booted once
+    (a quarter of a second) with a fixed seed, and on it broken; the host commands' checks with sfu
+    and minidump_stackwalk standing in for the real ones, each giving one frame a wrong answer."""
+    elf = os.path.join(qemu_dir, 'arm64', 'reloc.elf')
+    unmoved = os.path.join(qemu_dir, 'arm64', 'crash.elf')
+    bp = os.path.join(os.path.dirname(os.path.abspath(qemu_dir)), 'oracles', 'breakpad', 'bin')
+    if not (os.path.exists(elf) and os.path.exists(unmoved)):
+        case('the arm64 reloc and crash kernels are built (make qemu-kernels): ' + qemu_dir, False)
+        return
+    if not os.access(os.path.join(bp, 'minidump_stackwalk'), os.X_OK):
+        case('Breakpad\'s tools are built (make qemu-kernels): ' + bp, False)
+        return
+    cmd = [c.replace('{seed}', '0x%x' % RELOC_SEED) for c in ARM64_RELOC_QEMU] + [elf]
+    lines = run.boot(cmd, 60, run.CRASH_BOOTS + 1)[0].splitlines()
+    host = ['%s-%s' % (run.RELOC_SCENARIO, c) for c in ('crash', 'symbolize', 'minidump', 'stackwalk')]
+
+    def failures(lines, seed=RELOC_SEED, elf=elf, sfu=sfu, bp=bp):
+        """({scenario: [why, ...]}, [run-level why, ...]) of run.judge on a reloc run's output."""
+        with tempfile.TemporaryDirectory() as d:
+            log = os.path.join(d, 'serial.log')
+            with open(log, 'w') as f:
+                f.write('\n'.join(lines) + '\n')
+            scenarios, _, fails = run.judge(lines, sfu, elf, crash='record', log=log, keep=os.path.join(d, 'keep'),
+                                            reloc=run.Reloc(seed, bp))
+        return {name: whys for name, (_, whys) in scenarios.items()}, [w for _, w in fails]
+
+    def changed(lines, old, new, which=0):
+        at = [i for i, l in enumerate(lines) if l.startswith(old)][which]
+        return lines[:at] + ([new] if new is not None else []) + lines[at + 1:]
+
+    def only(got, scenario, text):
+        """got's one failing scenario is scenario, and one of its failures says text."""
+        scenarios, fails = got
+        failing = sorted(n for n, whys in scenarios.items() if whys)
+        return failing == [scenario] and not fails and any(text in w for w in scenarios[scenario])
+
+    right = failures(lines)
+    moved = [l for l in lines if l.startswith('sfu-reloc ')]
+    case('a right reloc run passes', right == ({n: [] for n in [run.CRASH_SCENARIO, run.RELOC_SCENARIO] + host}, []))
+    case('the reloc kernel moved itself the same in both boots, by a non-zero bias',
+         len(moved) == 2 and moved[0] == moved[1] and ' bias 0x0 ' not in moved[0])
+    case('a seed the kernel did not read fails', only(failures(lines, seed=RELOC_SEED + 1), run.RELOC_SCENARIO,
+                                                      'the kernel read the seed 0x%x' % RELOC_SEED))
+    line = moved[1].split()
+    unmoved_boot = ' '.join(line[:2] + ['0x0'] + line[3:-1] + ['0'])  # seed 0, relocs 0: the copy re-entered
+    case('a boot that did not move the image again fails',
+         only(failures(changed(lines, 'sfu-reloc ', unmoved_boot, 1)), run.RELOC_SCENARIO,
+              'boot 2 moved the image otherwise than boot 1'))
+    case('a boot without its sfu-reloc line fails', only(failures(changed(lines, 'sfu-reloc ', None, 1)),
+                                                        run.RELOC_SCENARIO, 'sfu-reloc lines in boots 1,'))
+    fewer = [' '.join(l.split()[:-1] + [str(int(l.split()[-1]) - 1)]) if l.startswith('sfu-reloc ') else l
+             for l in lines]
+    case('relocations the kernel did not apply fail', only(failures(fewer), run.RELOC_SCENARIO, 'dynamic relocations'))
+    module = next(l for l in lines if l.startswith('module 0 image '))
+    lo, hi = (int(x, 16) for x in module.split()[3].split('-'))
+    shifted = module.replace(module.split()[3], '0x%016x-0x%016x' % (lo + 0x1000, hi + 0x1000))
+    scenarios, _ = failures(changed(lines, 'module 0 image ', shifted))
+    case('a module line away from _stext plus the bias fails',
+         any('the module lines say the bias 0x%x' % (int(line[8], 16) + 0x1000) in w
+             for w in scenarios[run.RELOC_SCENARIO]))
+    scenarios, _ = failures(lines, elf=unmoved)
+    case('the wrong image fails, and every host command with it',
+         any('not a reloc kernel' in w for w in scenarios[run.RELOC_SCENARIO]) and all(scenarios[n] for n in host))
+
+    # Each host command's check, given one wrong frame: frame #3 (chain_4) named chain_3.
+    frame3 = next(l for l in lines if l.lstrip().startswith('#3 '))
+    sym = frame3.split()[-1].split('/')[0]  # chain_4+0xOFF
+    wrong = sym.replace('chain_4', 'chain_3')
+    with tempfile.TemporaryDirectory() as d:
+        def fake_sfu(command, edit, when='true'):
+            path = os.path.join(d, 'sfu-' + command)
+            with open(path, 'w') as f:
+                f.write('#!/bin/bash\n# the real sfu, its answer to %s edited\n'
+                        'if [[ $1 == %s ]] && %s; then %s "$@" | sed %s; exit ${PIPESTATUS[0]}; fi\n'
+                        'exec %s "$@"\n' % (command, command, when, sfu, shlex.quote(edit), sfu))
+            os.chmod(path, 0o755)
+            return path
+        case('sfu crash with a frame\'s source line lost fails', only(
+            failures(lines, sfu=fake_sfu('crash', '/^        chain_4 at /d')), host[0], 'frame #3: sfu crash names it'))
+        case('sfu symbolize --image annotating a frame wrong fails', only(
+            failures(lines, sfu=fake_sfu('symbolize', 's/  %s /  %s /' % (sym, wrong), '[[ $2 == --image ]]')),
+            host[1], 'annotated \'%s /' % wrong))
+        case('sfu stackwalk naming a frame wrong fails', only(
+            failures(lines, sfu=fake_sfu('stackwalk', 's/ %s / %s /' % (sym, wrong))), host[3],
+            'frame #3 is 0x%x' % int(frame3.split()[1], 16)))
+        fake_bp = os.path.join(d, 'breakpad')
+        os.makedirs(fake_bp)
+        os.symlink(os.path.join(bp, 'dump_syms'), os.path.join(fake_bp, 'dump_syms'))
+        with open(os.path.join(fake_bp, 'minidump_stackwalk'), 'w') as f:
+            f.write('#!/bin/bash\n%s "$@" | sed "s/|chain_4|/|chain_3|/"\n' % os.path.join(bp, 'minidump_stackwalk'))
+        os.chmod(os.path.join(fake_bp, 'minidump_stackwalk'), 0o755)
+        case('minidump_stackwalk naming a frame otherwise than the device fails',
+             only(failures(lines, bp=fake_bp), host[2], 'minidump_stackwalk: frame #3'))
+    scenarios, _ = failures(lines, bp=os.path.join(qemu_dir, 'no-breakpad'))
+    case('a run without Breakpad\'s tools fails', any('Breakpad\'s tools are not there' in w
+                                                       for w in scenarios[host[2]]))
+
+
 def main():
     sfu, corpus = sys.argv[1], sys.argv[2]
     elf = os.path.join(corpus, 'x86_64', 'gcc-O2.elf')
@@ -377,6 +502,8 @@ def main():
     nofault_cases(sfu, qemu_dir, case)
     reentry_wrong_cases(sfu, qemu_dir, case)
     crash_cases(sfu, qemu_dir, case)
+    reloc_slot_cases(case)
+    reloc_cases(sfu, qemu_dir, case)
     print('runner: %d passed, %d failed' % (passed, failed))
     return 0 if failed == 0 else 1
 
