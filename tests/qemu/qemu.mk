@@ -5,7 +5,8 @@
 # Each tests/qemu/<arch>/kernel.mk builds its kernels under $(QEMU_DIR)/<arch>/ and adds:
 #   QEMU_RUNS += "LABEL|ELF|QEMU COMMAND[|RUNNER OPTIONS]"   one per kernel qemu-test boots,
 #                                              quotes included; -kernel ELF is added unless the
-#                                              command has one; the options go to run.py (--crash)
+#                                              command has one; the options go to run.py (--crash,
+#                                              --reloc)
 #   QEMU_KERNELS += ELF                        what qemu-test needs built
 #   QEMU_DEMO_<arch> := "LABEL|ELF|QEMU COMMAND"   the demo rule drops the double quotes
 # using what this file defines:
@@ -17,8 +18,10 @@
 #   QEMU_CRASH_AREA_VARIANTS  every variant whose image has the crash area: those two, and the
 #                        SMP ones an architecture builds (crash-smp: common/crash-smp.c, two CPUs
 #                        panicking at once; crash-smp-nowait and crash-smp-nolock: the same
-#                        built to forget sfu_crash_wait or the print lock, which must fail)
-#   qemu_common_objs, qemu_common_rule, qemu_sframe_finish   (below)
+#                        built to forget sfu_crash_wait or the print lock, which must fail), and
+#                        reloc, the crash kernel that moves itself (scenario 11)
+#   qemu_common_objs, qemu_common_rule, qemu_sframe_finish   (below); qemu_reloc_cflags,
+#                        qemu_reloc_ldflags, qemu_reloc_run for the reloc kernels (below)
 #   $(BUILD)/<arch>/libsfu.a and $(TOOLS_DIR)/sfu (for `sfu gen` and `sfu verify`) as prerequisites
 
 QEMU_DIR := $(BUILD)/qemu

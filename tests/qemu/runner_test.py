@@ -5,7 +5,11 @@ made up around the call chain chain_a -> chain_b -> chain_c -> chain_d of the x8
 start from real serial output instead: the arm64 crash kernels of QEMU_DIR (make qemu-kernels),
 booted once each (a tenth of a second), then changed the ways a broken run would look; and the
 kernels built to be wrong must fail: crash-smp-nowait and crash-smp-nolock of arm64, x86_64 and
-s390x, arm64's nofault-nofixup and s390x's reentry-wrong (scenario 10 built to fail).
+s390x, arm64's nofault-nofixup and s390x's reentry-wrong (scenario 10 built to fail). The reloc
+run's checks (run.check_reloc, scenario 11) start from the arm64 reloc kernel booted once with a
+fixed seed; each host command's check also meets a stand-in for sfu or minidump_stackwalk (the
+real one, its answer edited) that names one frame wrong. Breakpad's tools are QEMU_DIR/../oracles/
+breakpad/bin (make qemu-kernels builds them).
 
     runner_test.py SFU CORPUS_DIR [QEMU_DIR]     ends "runner: N passed, M failed"
                                                  QEMU_DIR: CORPUS_DIR/../qemu if not given
