@@ -41,21 +41,24 @@ QEMU_CRASH_SRCS_crash-smp := tests/qemu/common/crash.c tests/qemu/common/crash-s
 QEMU_CRASH_SRCS_crash-smp-nowait := $(QEMU_CRASH_SRCS_crash-smp)
 QEMU_CRASH_SRCS_crash-smp-nolock := $(QEMU_CRASH_SRCS_crash-smp)
 QEMU_CRASH_AREA_VARIANTS := $(QEMU_CRASH_VARIANTS) crash-smp crash-smp-nowait crash-smp-nolock reloc
-# Scenario 11 (common/reloc.h; tests/qemu/README.md, "Moved images"): the reloc kernel of each
-# architecture is the crash kernel linked position independent, which moves itself at boot by a
-# bias the runner's seed decides. Its objects are built with $(call qemu_reloc_cflags,LINK,SEED,
-# LO,HI,ALIGN) (LINK: the link address; SEED: where QEMU's generic loader writes the seed; [LO, HI):
-# where the copy may go, ALIGN-aligned) and linked with $(call qemu_reloc_ldflags,LO,HI,ALIGN)
-# against the core built -fpie ($(BUILD)/pie/<arch>/libsfu.a, below); the runner reads the window
-# back from the image's absolute symbols. $(call qemu_reloc_run,ARCH,OUT,QEMU COMMAND,SEED[,LOADER]) is its
-# run: the crash run's two boots, the seed given by the loader at SEED ({seed}: run.py's; LOADER:
-# more of the loader's options, such as ",data-be=true"), and run.py --reloc's checks, keeping the
-# log, image, record and dumps in OUT/reloc/.
+# Scenario 11 (common/reloc.h; tests/qemu/README.md, "Images that move themselves"): the reloc
+# kernel of each architecture is the crash kernel linked position independent, which moves itself
+# at boot by a bias the runner's seed decides. Each architecture describes it as five words,
+# RELOC = LINK SEED LO HI ALIGN (LINK: the link address; SEED: where QEMU's generic loader writes
+# the seed; [LO, HI): where the copy may go, ALIGN-aligned), builds its objects with
+# $(call qemu_reloc_cflags,RELOC), preprocesses its script with $(call qemu_reloc_ldsflags,RELOC)
+# and links with $(call qemu_reloc_ldflags,RELOC) against the core built -fpie
+# ($(BUILD)/pie/<arch>/libsfu.a, below); the runner reads the window back from the image's
+# absolute symbols. $(call qemu_reloc_run,ARCH,OUT,QEMU COMMAND,RELOC[,LOADER]) is its run: the
+# crash run's two boots, the seed given by the loader at SEED ({seed}: run.py's; LOADER: more of
+# the loader's options, such as ",data-be=true"), and run.py --reloc's checks, keeping the log,
+# image, record and dumps in OUT/reloc/.
 QEMU_CRASH_SRCS_reloc := tests/qemu/common/crash.c tests/qemu/common/reloc.c
-qemu_reloc_cflags = -fpie -DRELOC_LINK_BASE=$(1) -DRELOC_SEED_ADDR=$(2) -DRELOC_WINDOW_LO=$(3) \
-	-DRELOC_WINDOW_HI=$(4) -DRELOC_ALIGN=$(5)
-qemu_reloc_ldflags = -pie --no-dynamic-linker -z text --defsym=__reloc_window_lo=$(1) \
-	--defsym=__reloc_window_hi=$(2) --defsym=__reloc_align=$(3)
+qemu_reloc_cflags = -fpie -DRELOC_LINK_BASE=$(word 1,$(1)) -DRELOC_SEED_ADDR=$(word 2,$(1)) \
+	-DRELOC_WINDOW_LO=$(word 3,$(1)) -DRELOC_WINDOW_HI=$(word 4,$(1)) -DRELOC_ALIGN=$(word 5,$(1))
+qemu_reloc_ldsflags = -DRELOC_LINK_BASE=$(word 1,$(1))
+qemu_reloc_ldflags = -pie --no-dynamic-linker -z text --defsym=__reloc_window_lo=$(word 3,$(1)) \
+	--defsym=__reloc_window_hi=$(word 4,$(1)) --defsym=__reloc_align=$(word 5,$(1))
 # Breakpad's minidump_stackwalk walks the reloc kernels' minidumps: built once with the kernels
 # (qemu-kernels, so that runner_test.py finds it too), as the breakpad suite builds it
 # (../shared/oracles/breakpad/build.sh, a few minutes).
@@ -64,7 +67,9 @@ BREAKPAD_ORACLE_BUILD ?= ../shared/oracles/breakpad/build.sh
 $(QEMU_BREAKPAD)/minidump_stackwalk:
 	bash $(BREAKPAD_ORACLE_BUILD) $(BUILD)/oracles/breakpad
 qemu_comma := ,
-qemu_reloc_run = "$(1) reloc|$(2)/reloc.elf|$(call qemu_reset_command,$(3)) -device loader,addr=$(4),data={seed},data-len=8$(5)|--crash record --reloc --keep $(2)/reloc --breakpad $(QEMU_BREAKPAD)"
+qemu_reloc_run = "$(1) reloc|$(2)/reloc.elf|$(call qemu_reset_command,$(3)) \
+	-device loader,addr=$(word 2,$(4)),data={seed},data-len=8$(5)|--crash record --reloc \
+	--keep $(2)/reloc --breakpad $(QEMU_BREAKPAD)"
 QEMU_COMMON_HDRS := $(sort $(wildcard tests/qemu/common/*.h)) $(CORE_HDRS)
 QEMU_CFLAGS_COMMON := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -nostdlib \
 	-fno-stack-protector -fno-pic -fno-pie -fomit-frame-pointer -fasynchronous-unwind-tables \

@@ -19,6 +19,7 @@ checks the move and every host command on the moved image (check_reloc). --keep 
 serial log, the kernel, the record and the dumps; --breakpad BIN is where minidump_stackwalk is.
 """
 import argparse
+import base64
 import os
 import random
 import re
@@ -26,6 +27,7 @@ import select
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 # A frame line up to its source; then the module and, when the module has symbols, the symbol.
@@ -554,7 +556,7 @@ def check_crash(mode, lines, traces, sfu, elf, log, keep=None):
     return whys
 
 
-# ---- Moved images (--reloc; scenario 11, tests/qemu/README.md, "Moved images") ---------------
+# ---- Moved images (--reloc; scenario 11, tests/qemu/README.md, "Images that move themselves") ---------------
 # A reloc kernel is the crash kernel linked position independent: at each boot it moves itself by
 # a bias its seed decides (common/reloc.c), says so ("sfu-reloc seed S load L run R bias B relocs
 # N", after "sfu-boot N"), and runs the crash scenario there. The runner gives the seed, finds the
@@ -669,7 +671,6 @@ def reloc_lines(lines):
 def record_bytes(lines):
     """The record boot 2 printed, decoded by the runner itself from its sfu-crash-data lines (each
     line's base64 on its own), or None."""
-    import base64
     data, seen = b'', False
     for raw in lines:
         words = raw.rstrip('\r\n').split()
@@ -899,7 +900,6 @@ def check_reloc(reloc, lines, traces, sfu, elf, log, keep, bias):
     arm64's microdump), each against boot 1's trace. keep: where the log, the image, the record and what each command said
     stay (a temporary directory without)."""
     if keep is None:
-        import tempfile
         with tempfile.TemporaryDirectory() as tmp:
             return check_reloc(reloc, lines, traces, sfu, elf, log, tmp, bias)
     os.makedirs(keep, exist_ok=True)
@@ -1039,6 +1039,9 @@ def main():
     cmd = a.qemu[1:] if a.qemu and a.qemu[0] == '--' else a.qemu
     reloc = None
     if a.reloc:
+        if a.crash != 'record':
+            print('qemu-run: --reloc is a crash run\'s: give --crash record too', file=sys.stderr)
+            return 2
         reloc = Reloc(pick_seed(), a.breakpad)
         if not any('{seed}' in c for c in cmd):
             print('qemu-run: the QEMU command has no {seed} for --reloc', file=sys.stderr)

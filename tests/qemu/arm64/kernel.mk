@@ -114,21 +114,21 @@ $(eval $(call arm64_kernel,crash-smp-nowait,$(ARM64_FLAGS_gen) -DCRASH_SMP_NO_WA
 $(eval $(call arm64_kernel,crash-smp-nolock,$(ARM64_FLAGS_gen) -DCRASH_SMP_NO_LOCK,gen,2,$(ARM64_CRASH_SMP_SRCS)))
 ARM64_CRASH_SMP_QEMU := $(call qemu_reset_command,$(ARM64_SMP_QEMU))
 
-# Scenario 11 (common/reloc.h; tests/qemu/README.md, "Moved images"): reloc.elf, the crash kernel
-# linked -pie at 0x40080000 with reloc/kernel.lds.S and entered at reloc/start.S, which moves
-# it to a page of [2 MiB into RAM, the seed's page) that the runner's seed picks, as firmware
-# moves itself up RAM. The seed is the last page of the 128 MiB (the QEMU command's generic
-# loader writes it there again at each reset); the DTB QEMU puts at the base of RAM stays below
-# the window. Its assembly is built with -g too, so every frame has a source line.
+# Scenario 11 (common/reloc.h; tests/qemu/README.md, "Images that move themselves"): reloc.elf,
+# the crash kernel linked -pie at 0x40080000 with reloc/kernel.lds.S and entered at
+# reloc/start.S, which moves it to a page of [2 MiB into RAM, the seed's page) that the runner's
+# seed picks, as firmware moves itself up RAM. The seed is the last page of the 128 MiB (the QEMU
+# command's generic loader writes it there again at each reset); the DTB QEMU puts at the base of
+# RAM stays below the window. Its assembly is built with -g too, so every frame has a source line.
 ARM64_RELOC := 0x40080000 0x47fff000 0x40200000 0x47fff000 0x1000
-ARM64_RELOC_FLAGS := $(ARM64_FLAGS_gen) -g $(call qemu_reloc_cflags,$(word 1,$(ARM64_RELOC)),$(word 2,$(ARM64_RELOC)),$(word 3,$(ARM64_RELOC)),$(word 4,$(ARM64_RELOC)),$(word 5,$(ARM64_RELOC)))
 ARM64_LDS_SRC_reloc := $(ARM64_SRC)/reloc/kernel.lds.S
-ARM64_LDS_FLAGS_reloc := -DRELOC_LINK_BASE=$(word 1,$(ARM64_RELOC))
+ARM64_LDS_FLAGS_reloc := $(call qemu_reloc_ldsflags,$(ARM64_RELOC))
 ARM64_LIB_reloc := $(BUILD)/pie/arm64/libsfu.a
-ARM64_LDFLAGS_reloc := $(call qemu_reloc_ldflags,$(word 3,$(ARM64_RELOC)),$(word 4,$(ARM64_RELOC)),$(word 5,$(ARM64_RELOC)))
-$(eval $(call arm64_kernel,reloc,$(ARM64_RELOC_FLAGS),gen,2,$(ARM64_SRC)/crash.c $(ARM64_SRC)/reloc/start.S))
+ARM64_LDFLAGS_reloc := $(call qemu_reloc_ldflags,$(ARM64_RELOC))
+$(eval $(call arm64_kernel,reloc,$(ARM64_FLAGS_gen) -g $(call qemu_reloc_cflags,$(ARM64_RELOC)),gen,2,\
+	$(ARM64_SRC)/crash.c $(ARM64_SRC)/reloc/start.S))
 QEMU_KERNELS += $(ARM64_OUT)/reloc.elf
-QEMU_RUNS += $(call qemu_reloc_run,arm64,$(ARM64_OUT),$(ARM64_QEMU),$(word 2,$(ARM64_RELOC)))
+QEMU_RUNS += $(call qemu_reloc_run,arm64,$(ARM64_OUT),$(ARM64_QEMU),$(ARM64_RELOC))
 
 ARM64_VARIANTS := gas-v1 gen-v2 gen-v3 pac-gen-v2
 QEMU_KERNELS += $(foreach v,$(ARM64_VARIANTS),$(ARM64_OUT)/$(v).elf) $(ARM64_OUT)/demo.elf \

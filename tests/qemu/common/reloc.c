@@ -1,6 +1,6 @@
 /* Scenario 11, an image that runs away from its link address: the move at boot (reloc_move, at
  * the load address) and what the copy says about it once it runs (crash_boot_started). See
- * reloc.h and tests/qemu/README.md, "Moved images". */
+ * reloc.h and tests/qemu/README.md, "Images that move themselves". */
 #include "reloc.h"
 
 #include "crash.h"

@@ -107,22 +107,23 @@ $(foreach v,crash-smp crash-smp-nowait crash-smp-nolock,$(eval $(call s390x_kern
 QEMU_KERNELS += $(foreach v,crash-smp crash-smp-nowait crash-smp-nolock,$(S390X_OUT)/$(v).elf)
 QEMU_RUNS += "s390x crash-smp|$(S390X_OUT)/crash-smp.elf|$(call qemu_reset_command,$(S390X_SMP_QEMU))|--crash smp"
 
-# Scenario 11 (common/reloc.h; tests/qemu/README.md, "Moved images"): reloc.elf, the crash kernel
-# linked -pie at 0x20000 with reloc/kernel.ld, entered at reloc/start.S, which moves it to a page
-# of [1 MiB, 64 MiB) the runner's seed picks, as firmware moves itself up storage. The seed is in
-# the page below 1 MiB, written big-endian (data-be) as the CPU reads it, and again at each reset;
-# the reset restarts the image as loaded (reloc/reset.c, through traps.c's arch_reset), which
-# moves itself again. Its assembly is built with -g too, so every frame has a source line.
+# Scenario 11 (common/reloc.h; tests/qemu/README.md, "Images that move themselves"): reloc.elf,
+# the crash kernel linked -pie at 0x20000 with reloc/kernel.ld, entered at reloc/start.S, which
+# moves it to a page of [1 MiB, 64 MiB) the runner's seed picks, as firmware moves itself up
+# storage. The seed is in the page below 1 MiB, written big-endian (data-be) as the CPU reads it,
+# and again at each reset; the reset restarts the image as loaded (reloc/reset.c, through traps.c's
+# arch_reset), which moves itself again. Its assembly is built with -g too, so every frame has a
+# source line.
 S390X_RELOC := 0x20000 0xff000 0x100000 0x4000000 0x1000
-S390X_VFLAGS_reloc := $(call qemu_reloc_cflags,$(word 1,$(S390X_RELOC)),$(word 2,$(S390X_RELOC)),$(word 3,$(S390X_RELOC)),$(word 4,$(S390X_RELOC)),$(word 5,$(S390X_RELOC)))
+S390X_VFLAGS_reloc := $(call qemu_reloc_cflags,$(S390X_RELOC))
 S390X_AFLAGS_reloc := -g
 S390X_LDS_SRC_reloc := $(S390X_SRC)/reloc/kernel.ld
-S390X_LDS_FLAGS_reloc := -DRELOC_LINK_BASE=$(word 1,$(S390X_RELOC))
+S390X_LDS_FLAGS_reloc := $(call qemu_reloc_ldsflags,$(S390X_RELOC))
 S390X_LIB_reloc := $(BUILD)/pie/s390x/libsfu.a
-S390X_LDFLAGS_reloc := $(call qemu_reloc_ldflags,$(word 3,$(S390X_RELOC)),$(word 4,$(S390X_RELOC)),$(word 5,$(S390X_RELOC)))
+S390X_LDFLAGS_reloc := $(call qemu_reloc_ldflags,$(S390X_RELOC))
 $(eval $(call s390x_kernel,reloc,2,crash.c reloc/start.S reloc/reset.c))
 QEMU_KERNELS += $(S390X_OUT)/reloc.elf
-QEMU_RUNS += $(call qemu_reloc_run,s390x,$(S390X_OUT),$(S390X_QEMU),$(word 2,$(S390X_RELOC)),$(qemu_comma)data-be=true)
+QEMU_RUNS += $(call qemu_reloc_run,s390x,$(S390X_OUT),$(S390X_QEMU),$(S390X_RELOC),$(qemu_comma)data-be=true)
 
 QEMU_KERNELS += $(S390X_OUT)/gen-v2.elf $(S390X_OUT)/gen-v3.elf $(S390X_OUT)/demo.elf
 QEMU_RUNS += "s390x gen-v2|$(S390X_OUT)/gen-v2.elf|$(S390X_QEMU)" \

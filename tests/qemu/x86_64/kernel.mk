@@ -107,24 +107,25 @@ X86_CRASH_SMP_QEMU := $(call qemu_reset_command,$(X86_SMP_QEMU))
 QEMU_KERNELS += $(foreach v,$(X86_CRASH_SMP),$(X86_OUT)/$(v).elf)
 QEMU_RUNS += "x86_64 crash-smp|$(X86_OUT)/crash-smp.elf|$(X86_CRASH_SMP_QEMU)|--crash smp"
 
-# Scenario 11 (common/reloc.h; tests/qemu/README.md, "Moved images"): reloc.elf, the crash kernel
-# linked -pie at 16 MiB (where Linux's x86_64 kernel is linked) with reloc/kernel.lds.S, booted by
-# reloc/boot.S instead of boot.S, with reloc/main.c (crash.c's main without the guard pages),
-# which moves it, KASLR-style, to a page of [2 MiB, 96 MiB) the runner's seed picks: below its
-# link address or above (a negative bias or a positive one). The seed lies just below 2 MiB, above
-# the low memory SeaBIOS uses, and is written again at each reset; the copy stays below the top
-# 17 MiB that SeaBIOS takes. Its assembly is built with -g too, so every frame has a source line.
+# Scenario 11 (common/reloc.h; tests/qemu/README.md, "Images that move themselves"): reloc.elf,
+# the crash kernel linked -pie at 16 MiB (where Linux's x86_64 kernel is linked) with
+# reloc/kernel.lds.S, booted by reloc/boot.S instead of boot.S, with reloc/main.c (crash.c's main
+# without the guard pages), which moves it, KASLR-style, to a page of [2 MiB, 96 MiB) the runner's
+# seed picks: below its link address or above (a negative bias or a positive one). The seed lies
+# just below 2 MiB, above the low memory SeaBIOS uses, and is written again at each reset; the copy
+# stays below the top 17 MiB that SeaBIOS takes. Its assembly is built with -g too, so every frame
+# has a source line.
 X86_RELOC := 0x1000000 0x1ff000 0x200000 0x6000000 0x1000
 X86_RELOC_SRCS := $(filter-out boot.S,$(X86_ARCH_SRCS)) reloc/boot.S reloc/main.c
-X86_VFLAGS_reloc := $(call qemu_reloc_cflags,$(word 1,$(X86_RELOC)),$(word 2,$(X86_RELOC)),$(word 3,$(X86_RELOC)),$(word 4,$(X86_RELOC)),$(word 5,$(X86_RELOC)))
-X86_AFLAGS_reloc := -g -DRELOC_LINK_BASE=$(word 1,$(X86_RELOC))
+X86_VFLAGS_reloc := $(call qemu_reloc_cflags,$(X86_RELOC))
+X86_AFLAGS_reloc := -g $(call qemu_reloc_ldsflags,$(X86_RELOC))
 X86_LDS_SRC_reloc := $(X86_SRC)/reloc/kernel.lds.S
-X86_LDS_FLAGS_reloc := -DRELOC_LINK_BASE=$(word 1,$(X86_RELOC))
+X86_LDS_FLAGS_reloc := $(call qemu_reloc_ldsflags,$(X86_RELOC))
 X86_LIB_reloc := $(BUILD)/pie/x86_64/libsfu.a
-X86_LDFLAGS_reloc := $(call qemu_reloc_ldflags,$(word 3,$(X86_RELOC)),$(word 4,$(X86_RELOC)),$(word 5,$(X86_RELOC)))
+X86_LDFLAGS_reloc := $(call qemu_reloc_ldflags,$(X86_RELOC))
 $(eval $(call x86_variant,reloc,gen,2,$(X86_RELOC_SRCS)))
 QEMU_KERNELS += $(X86_OUT)/reloc.elf
-QEMU_RUNS += $(call qemu_reloc_run,x86_64,$(X86_OUT),$(X86_QEMU),$(word 2,$(X86_RELOC)))
+QEMU_RUNS += $(call qemu_reloc_run,x86_64,$(X86_OUT),$(X86_QEMU),$(X86_RELOC))
 
 X86_VARIANTS := gas-v1 gen-v2 gen-v3 demo
 QEMU_KERNELS += $(foreach v,$(X86_VARIANTS),$(X86_OUT)/$(v).elf)
