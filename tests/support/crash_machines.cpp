@@ -7,7 +7,6 @@
 namespace sfu::test {
 namespace {
 
-constexpr uint64_t kText = 0x100000, kTextEnd = kText + 0x1000;
 constexpr uint64_t kStackLo = 0x7000, kStackHi = 0x8000;
 
 void put32(std::vector<uint8_t> &b, uint32_t v, bool big) {
@@ -37,7 +36,7 @@ CrashMachine crash_machine(uint8_t abi, const CrashModuleOptions &options) {
   m.mem = std::make_unique<FakeMemory>(big);
   m.mem->add_stack(kStackLo, kStackHi);
   TableSpec spec;
-  const uint64_t outer = kText, mid = kText + 0x100, leaf = kText + 0x300;
+  const uint64_t kText = options.text, outer = kText, mid = kText + 0x100, leaf = kText + 0x300;
   if (abi == SFU_ABI_AMD64_LE) {
     // leaf after push %rbp <- mid (rbp-based frame) <- outer, returned to in its outermost row.
     spec = table_spec(3, abi,
@@ -76,8 +75,9 @@ CrashMachine crash_machine(uint8_t abi, const CrashModuleOptions &options) {
     extras.symbols = build_symbols(names);
     extras.symbols_addr = kText;
   }
+  spec.section_addr = kText + 0x100000;  // where table_spec puts it for the default text
   m.spec = spec;
-  m.reg = std::make_unique<Registered>(spec, kText, kTextEnd, "kernel", std::move(extras));
+  m.reg = std::make_unique<Registered>(spec, kText, kText + kCrashTextSize, "kernel", std::move(extras));
   return m;
 }
 

@@ -18,8 +18,9 @@ namespace sfu::test {
 // A GNU build-id note (.note.gnu.build-id contents) in the given byte order.
 std::vector<uint8_t> gnu_build_id_note(bool big_endian, const std::vector<uint8_t> &id);
 
-// The build-id every CrashMachine's module carries.
+// The build-id every CrashMachine's module carries, and where its text is unless told otherwise.
 extern const std::vector<uint8_t> kCrashBuildId;
+inline constexpr uint64_t kCrashText = 0x100000, kCrashTextSize = 0x1000;
 
 struct CrashMachine {
   uint8_t abi;
@@ -36,10 +37,12 @@ struct CrashMachine {
 struct CrashModuleOptions {
   std::vector<uint8_t> build_id = kCrashBuildId;  // empty: registered without one
   bool names = false;  // a symbol table naming the chain's functions outer, mid and leaf
+  uint64_t text = kCrashText;  // where its text runs: elsewhere, an image moved from its link address
 };
 
-// The chain for one ABI (SFU_ABI_*), registered as "kernel" at [0x100000, 0x101000) on a task
-// stack at [0x7000, 0x8000). One machine at a time: the registry holds its text.
+// The chain for one ABI (SFU_ABI_*), registered as "kernel" at [text, text + 0x1000) (outer at
+// text, mid at +0x100, leaf at +0x300; the table 1 MiB above text) on a task stack at
+// [0x7000, 0x8000). One machine at a time: the registry holds its text.
 CrashMachine crash_machine(uint8_t abi, const CrashModuleOptions &options = {});
 
 // Every ABI and byte order crash_machine serves.

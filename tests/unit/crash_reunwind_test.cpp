@@ -22,8 +22,10 @@ struct Record {
   uint8_t abi;
   sfu_crash_view view{};
 
-  explicit Record(uint8_t abi_, size_t area_size = 8192) : abi(abi_) {
-    CrashMachine m = crash_machine(abi);
+  explicit Record(uint8_t abi_, size_t area_size = 8192, uint64_t text = kCrashText) : abi(abi_) {
+    CrashModuleOptions options;
+    options.text = text;
+    CrashMachine m = crash_machine(abi, options);
     Area area(area_size);
     sfu_walk_config config = m.config();
     EXPECT_EQ(sfu_crash_capture(area.data(), area.size(), nullptr, &m.start, &config), SFU_OK);
@@ -63,7 +65,7 @@ Reunwound walk_again(Record &r) {
   EXPECT_EQ(r.open(), SFU_OK);
   auto mem = windows_only(r.view);
   Reunwound out;
-  EXPECT_TRUE(reunwind(r.view, {&r.table}, out)) << out.error;
+  EXPECT_TRUE(reunwind(r.view, {&r.table}, {0}, out)) << out.error;
   EXPECT_TRUE(mem->stray_reads().empty());
   return out;
 }
@@ -78,6 +80,42 @@ TEST(CrashReunwind, TheSameFramesOnEveryAbi) {
     EXPECT_TRUE(out.differences.empty()) << out.differences[0];
     EXPECT_TRUE(out.notes.empty()) << out.notes[0];
   }
+}
+
+// The table as an image linked at `link` holds it: the record's run-time one moved back.
+ModuleTable linked_table(uint8_t abi, uint64_t run, uint64_t link) {
+  CrashModuleOptions options;
+  options.text = link;
+  CrashMachine at_link = crash_machine(abi, options);
+  return ModuleTable{build_section(at_link.spec), at_link.spec.section_addr};
+}
+
+TEST(CrashReunwind, AnImageThatRanAwayFromItsLinkAddress) {
+  // Linked at one address, run at another: 1.5 GiB up (relocated firmware), 2 GiB down, and up by
+  // far more than its own size (a randomised position-independent image). The host reads the
+  // image's table at its link address plus the bias, the stack at run-time addresses.
+  struct Move {
+    uint64_t link, run;
+  } moves[] = {{kCrashText, kCrashText + 0x60000000}, {kCrashText + 0x80000000, kCrashText},
+               {kCrashText, 0x7f0000000000}};
+  for (uint8_t abi : kCrashAbis)
+    for (const Move &move : moves) {
+      SCOPED_TRACE(std::to_string(abi) + " link " + std::to_string(move.link) + " run " + std::to_string(move.run));
+      Record r(abi, 8192, move.run);
+      r.table = linked_table(abi, move.run, move.link);
+      ASSERT_EQ(r.open(), SFU_OK);
+      auto mem = windows_only(r.view);
+      Reunwound out;
+      ASSERT_TRUE(reunwind(r.view, {&r.table}, {move.run - move.link}, out)) << out.error;
+      EXPECT_EQ(out.frames.size(), 3u);
+      EXPECT_EQ(out.stop, SFU_STOP_END);
+      EXPECT_TRUE(out.differences.empty()) << out.differences[0];
+      EXPECT_EQ(out.frames[2].pc, move.run + (abi == SFU_ABI_AMD64_LE ? 0x30 : 0x24));  // outer's, where it ran
+      // The table at its link address does not cover the text where the record says it ran.
+      Reunwound unmoved;
+      EXPECT_FALSE(reunwind(r.view, {&r.table}, {0}, unmoved));
+      EXPECT_EQ(unmoved.error, "module 0 (kernel): its image's table is refused: function-outside-text");
+    }
 }
 
 TEST(CrashReunwind, AFrameThatDiffersIsNamed) {
@@ -119,7 +157,7 @@ TEST(CrashReunwind, ATableTheCoreRefusesIsNamed) {
   ASSERT_EQ(r.open(), SFU_OK);
   r.table.section[0] ^= 0xff;
   Reunwound out;
-  EXPECT_FALSE(reunwind(r.view, {&r.table}, out));
+  EXPECT_FALSE(reunwind(r.view, {&r.table}, {0}, out));
   EXPECT_EQ(out.error, "module 0 (kernel): its image's table is refused: bad-magic");
   // Nothing stays registered: the same text registers again.
   Record again(SFU_ABI_S390X_BE);
@@ -131,7 +169,7 @@ TEST(CrashReunwind, WithoutATableTheFirstFrameIsAllThereIs) {
   ASSERT_EQ(r.open(), SFU_OK);
   auto mem = windows_only(r.view);
   Reunwound out;
-  ASSERT_TRUE(reunwind(r.view, {nullptr}, out));
+  ASSERT_TRUE(reunwind(r.view, {nullptr}, {0}, out));
   EXPECT_EQ(out.frames.size(), 1u);
   ASSERT_EQ(out.differences.size(), 2u);
   EXPECT_EQ(out.differences[0], "frame 0: device pc 0x100310 sp 0x7f00 [regs], host pc 0x100310 sp 0x7f00 [regs] ?");

@@ -63,11 +63,12 @@ struct CrashDump {
 
 // A record's registers, stack windows, modules and reason as a dump. `images` are the images
 // the caller matched to record modules (nullptr where none): a module with one takes its base
-// name and first PT_LOAD address, one without keeps the record's name ("module<i>" if empty) and
-// its text start. Refuses s390x (Breakpad has no minidump CPU type for it) and big-endian arm64.
+// name and the run-time address of its first PT_LOAD, one without keeps the record's name
+// ("module<i>" if empty) and its text start. Refuses s390x (Breakpad has no minidump CPU type for
+// it) and big-endian arm64.
 struct ImageIdentity {
   std::string name;        // base name (or DT_SONAME)
-  uint64_t load_address;   // first PT_LOAD
+  uint64_t load_address;   // where its first PT_LOAD ran: the link address plus the load bias
 };
 bool dump_from_record(const sfu_crash_view &view, const std::vector<const ImageIdentity *> &images, CrashDump &out,
                       std::string &error);

@@ -43,6 +43,14 @@ std::string any_symbol_file(const std::string &root, const std::string &id) {
   return "";
 }
 
+// The link address symbol files count from: the image's first PT_LOAD.
+bool image_link_base(const crash::CrashImage &image, uint64_t &out, std::string &error) {
+  std::vector<ElfSegment> segments;
+  if (!read_segments(image.elf, segments, error)) return (error = image.path + ": " + error, false);
+  out = load_address(segments);
+  return true;
+}
+
 }  // namespace
 
 bool read_dump_input(const std::vector<uint8_t> &bytes, const std::string &name,
@@ -64,7 +72,10 @@ bool read_dump_input(const std::vector<uint8_t> &bytes, const std::string &name,
       int k = -1;
       for (size_t i = 0; i < images.size() && k < 0; i++)
         if (!m.debug_id.empty() && module_id_text(images[i].build_id) == m.debug_id) k = int(i), used[i] = true;
+      uint64_t link_base = 0;
+      if (k >= 0 && !image_link_base(images[size_t(k)], link_base, error)) return false;
       out.image.push_back(k);
+      out.link_base.push_back(link_base);
       out.holds_frames.push_back(false);
     }
   } else {
@@ -86,15 +97,15 @@ bool read_dump_input(const std::vector<uint8_t> &bytes, const std::string &name,
     if (!crash::match_modules(v, images, match_options, matched, used, error)) return (error = where + error, false);
     out.image = matched.image;
     out.holds_frames = matched.holds_frames;
-    std::vector<ImageIdentity> identity(images.size());
+    out.link_base.assign(v.num_modules, 0);
+    std::vector<ImageIdentity> identity(v.num_modules);
     std::vector<const ImageIdentity *> per_module(v.num_modules, nullptr);
     for (uint32_t m = 0; m < v.num_modules; m++) {
       int i = matched.image[m];
       if (i < 0) continue;
-      std::vector<ElfSegment> segments;
-      if (!read_segments(images[i].elf, segments, error)) return (error = images[i].path + ": " + error, false);
-      identity[i] = ImageIdentity{module_name(images[i].elf, images[i].path), load_address(segments)};
-      per_module[m] = &identity[i];
+      if (!image_link_base(images[size_t(i)], out.link_base[m], error)) return false;
+      identity[m] = ImageIdentity{module_name(images[i].elf, images[i].path), out.link_base[m] + matched.bias[m].bias};
+      per_module[m] = &identity[m];
     }
     if (!dump_from_record(v, per_module, out.dump, error)) return (error = where + error, false);
     out.what = std::string(dump_cpu_name(out.dump.cpu)) + " crash record (" + found[0].where + ")";
@@ -117,7 +128,7 @@ bool find_walk_symbols(DumpInput &in, const std::vector<crash::CrashImage> &imag
     out.source.push_back("");
     if (in.image[m] >= 0) {
       const crash::CrashImage &image = images[size_t(in.image[m])];
-      out.owned.push_back(std::make_unique<ImageSymbols>(image, module.base));
+      out.owned.push_back(std::make_unique<ImageSymbols>(image, in.link_base[m]));
       out.per_module.back() = out.owned.back().get();
       out.source.back() = "image " + image.path;
       continue;

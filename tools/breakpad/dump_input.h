@@ -20,13 +20,18 @@ struct DumpInput {
   std::string what;                // "x86_64 crash record (log:19-55)", "arm64 microdump (x.txt)"
   bool from_record = false;
   std::vector<int> image;          // per module: index into the images, -1 for none
+  std::vector<uint64_t> link_base; // per module with an image: the link address of its base (the
+                                   // image's first PT_LOAD); base - link_base is its load bias
   std::vector<bool> holds_frames;  // per module: a frame of the record's trace is in it
 };
 
 // Reads `bytes` (named `name`): a microdump when it holds one's begin marker, else a crash
 // record. Images are matched to modules by build-id (a microdump's by module id); an image that
-// matches none is refused ("the wrong image?"), as `sfu crash` refuses it. Messages leave the
-// file's name to the caller (a microdump's give "line N: " where the line matters).
+// matches none is refused ("the wrong image?"), as `sfu crash` refuses it. A record module's base
+// is where its image's first loaded byte ran: the image's link address plus the module's load
+// bias, found as `sfu crash` finds it (crash::match_modules); a microdump's M line says it.
+// Messages leave the file's name to the caller (a microdump's give "line N: " where the line
+// matters).
 bool read_dump_input(const std::vector<uint8_t> &bytes, const std::string &name,
                      const std::vector<crash::CrashImage> &images, DumpInput &out, std::string &error);
 

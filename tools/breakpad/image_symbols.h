@@ -16,8 +16,9 @@ namespace sfu::tools::breakpad {
 
 class ImageSymbols : public ModuleSymbols {
  public:
-  // `image` must outlive this; `base` is the address the module's addresses are relative to
-  // (the image runs at its link address, so base is its load address).
+  // `image` must outlive this; `base` is the link address the module's addresses are relative
+  // to (its first PT_LOAD's): an address relative to where the module ran is one relative to
+  // where it was linked, whatever the load bias.
   ImageSymbols(const crash::CrashImage &image, uint64_t base);
   SymbolAt lookup(uint64_t address) const override;
   Cfi cfi_rules(uint64_t address, CfiRules &out) const override;

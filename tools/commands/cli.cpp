@@ -41,6 +41,7 @@ bool parse_options(const Command &self, const Args &args, const std::set<std::st
         return false;
       }
       o.values[a] = args[++i];
+      o.every[a].push_back(o.values[a]);
     } else if (!a.empty() && a[0] == '-') {
       usage_error(self, "unknown option " + a);
       return false;
@@ -54,6 +55,18 @@ bool parse_options(const Command &self, const Args &args, const std::set<std::st
 bool load_image(const std::string &path, ElfImage &image, std::string &error) {
   std::vector<uint8_t> file;
   return read_file(path, file, error) && elf_parse(std::move(file), image, error);
+}
+
+bool parse_image_argument(const std::string &arg, ImageArgument &out, std::string &error) {
+  out = ImageArgument{arg};
+  size_t at = arg.rfind('@');
+  if (at == std::string::npos || at + 1 >= arg.size() || !std::isdigit(static_cast<unsigned char>(arg[at + 1])))
+    return true;
+  if (at == 0 || !parse_address(arg.substr(at + 1), out.address))
+    return (error = "--image " + arg + ": not ELF@ADDRESS (ADDRESS: where the image's first loaded byte ran)", false);
+  out.path = arg.substr(0, at);
+  out.placed = true;
+  return true;
 }
 
 }  // namespace sfu::tools::cli

@@ -40,11 +40,16 @@ int refused(const Command &c, const std::string &file, const std::string &why);
 struct Options {
   std::vector<std::string> files;
   std::set<std::string> flags;
-  std::map<std::string, std::string> values;
+  std::map<std::string, std::string> values;        // the last value of each option
+  std::map<std::string, std::vector<std::string>> every;  // every value, in order (--image A --image B)
   bool has(const std::string &flag) const { return flags.count(flag) != 0; }
   std::string value(const std::string &name) const {
     auto it = values.find(name);
     return it == values.end() ? "" : it->second;
+  }
+  std::vector<std::string> all(const std::string &name) const {
+    auto it = every.find(name);
+    return it == every.end() ? std::vector<std::string>() : it->second;
   }
 };
 
@@ -57,5 +62,16 @@ bool parse_options(const Command &self, const Args &args, const std::set<std::st
 
 // Reads and parses an ELF image.
 bool load_image(const std::string &path, ElfImage &image, std::string &error);
+
+// An --image argument: "ELF", or "ELF@ADDRESS" for an image whose first loaded byte ran at
+// ADDRESS (tools/elf/load_bias.h), e.g. firmware whose log says where it relocated itself.
+struct ImageArgument {
+  std::string path;
+  bool placed = false;
+  uint64_t address = 0;
+};
+// False with `error` when "@" is followed by a digit but not by an address ("@" followed by
+// anything else is part of the file name).
+bool parse_image_argument(const std::string &arg, ImageArgument &out, std::string &error);
 
 }  // namespace sfu::tools::cli

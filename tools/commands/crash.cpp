@@ -1,6 +1,7 @@
 // sfu crash: decodes crash records (a binary record, or a serial log holding printed ones) with
 // the images of their modules, matched by GNU build-id, and walks each stack again on the host.
 #include "tools/commands/commands.h"
+#include "tools/commands/images.h"
 #include "tools/crash/report.h"
 
 namespace sfu::tools::cli {
@@ -13,19 +14,11 @@ constexpr int kExitDiffers = 3;
 int run_crash(const Command &self, const Args &args) {
   Options o;
   if (!parse_options(self, args, {"--no-lines"}, {"--image", "--save-record"}, o)) return kExitUsage;
-  // --image may be given many times: parse_options keeps the last, so collect them here.
-  std::vector<std::string> image_paths;
-  for (size_t i = 0; i + 1 < args.size(); i++)
-    if (args[i] == "--image") image_paths.push_back(args[++i]);
   if (o.files.size() != 1) return usage_error(self, "give one input: a record or a serial log");
-  if (image_paths.empty()) return usage_error(self, "give the image of each module with --image");
   const std::string &input = o.files[0];
-
-  std::vector<crash::CrashImage> images(image_paths.size());
-  for (size_t i = 0; i < image_paths.size(); i++) {
-    std::string error;
-    if (!crash::load_crash_image(image_paths[i], !o.has("--no-lines"), images[i], error)) return refused(self, image_paths[i], error);
-  }
+  std::vector<crash::CrashImage> images;
+  int status = kExitOk;
+  if (!load_crash_images(self, o, !o.has("--no-lines"), images, status)) return status;
   std::vector<uint8_t> bytes;
   std::vector<crash::FoundRecord> found;
   std::string error;
@@ -38,7 +31,6 @@ int run_crash(const Command &self, const Args &args) {
 
   crash::ReportOptions options;
   options.lines = !o.has("--no-lines");
-  int status = kExitOk;
   std::vector<bool> used(images.size(), false);
   for (size_t i = 0; i < found.size(); i++) {
     crash::RecordReport r;
@@ -71,7 +63,7 @@ int run_crash(const Command &self, const Args &args) {
 }  // namespace
 
 const Command kCrashCommand = {
-    "crash", "INPUT --image ELF [--image ELF...] [--no-lines] [--save-record FILE]",
+    "crash", "INPUT --image ELF[@ADDRESS] [--image ...] [--no-lines] [--save-record FILE]",
     "decode crash records (binary, or printed in a serial log) and walk their stacks again", run_crash};
 
 }  // namespace sfu::tools::cli

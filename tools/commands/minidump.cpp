@@ -5,6 +5,7 @@
 #include "tools/breakpad/microdump.h"
 #include "tools/breakpad/minidump.h"
 #include "tools/commands/commands.h"
+#include "tools/commands/images.h"
 
 namespace sfu::tools::cli {
 namespace {
@@ -12,20 +13,16 @@ namespace {
 int run_minidump(const Command &self, const Args &args) {
   Options o;
   if (!parse_options(self, args, {"--microdump"}, {"--image", "-o"}, o)) return kExitUsage;
-  std::vector<std::string> image_paths;
-  for (size_t i = 0; i + 1 < args.size(); i++)
-    if (args[i] == "--image") image_paths.push_back(args[++i]);
   if (o.files.size() != 1) return usage_error(self, "give one crash record (binary, or a serial log holding it)");
-  if (image_paths.empty()) return usage_error(self, "give the image of each module with --image");
   const bool micro = o.has("--microdump");
   const std::string out_path = o.value("-o");
   if (out_path.empty() && !micro) return usage_error(self, "give the minidump's file with -o");
   const std::string &input = o.files[0];
 
-  std::vector<crash::CrashImage> images(image_paths.size());
+  std::vector<crash::CrashImage> images;
+  int status = kExitOk;
+  if (!load_crash_images(self, o, false, images, status)) return status;
   std::string error;
-  for (size_t i = 0; i < images.size(); i++)
-    if (!crash::load_crash_image(image_paths[i], false, images[i], error)) return refused(self, image_paths[i], error);
   std::vector<uint8_t> bytes;
   if (!read_file(input, bytes, error)) return refused(self, input, error);
   breakpad::DumpInput in;
@@ -70,8 +67,8 @@ int run_minidump(const Command &self, const Args &args) {
 
 const Command kMinidumpCommand = {
     "minidump",
-    "RECORD --image ELF [--image ELF...] -o OUT.dmp            a minidump (x86_64, arm64)\n"
-    "RECORD --image ELF [--image ELF...] --microdump [-o OUT]  a microdump, the text crash logs carry (arm64)",
+    "RECORD --image ELF[@ADDRESS] [--image ...] -o OUT.dmp            a minidump (x86_64, arm64)\n"
+    "RECORD --image ELF[@ADDRESS] [--image ...] --microdump [-o OUT]  a microdump, the text crash logs carry (arm64)",
     "write a crash record (binary, or in a serial log; images matched by build-id) as a Breakpad minidump or "
     "microdump",
     run_minidump};

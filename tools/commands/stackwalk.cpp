@@ -3,6 +3,7 @@
 // frame lines of Breakpad's stackwalkers' machine-readable output.
 #include "tools/breakpad/dump_input.h"
 #include "tools/commands/commands.h"
+#include "tools/commands/images.h"
 
 namespace sfu::tools::cli {
 namespace {
@@ -10,17 +11,14 @@ namespace {
 int run_stackwalk(const Command &self, const Args &args) {
   Options o;
   if (!parse_options(self, args, {"-m"}, {"--image"}, o)) return kExitUsage;
-  std::vector<std::string> image_paths;
-  for (size_t i = 0; i + 1 < args.size(); i++)
-    if (args[i] == "--image") image_paths.push_back(args[++i]);
   if (o.files.empty()) return usage_error(self, "give a dump: a crash record, a serial log or a microdump");
   const std::string input = o.files[0];
   const std::vector<std::string> roots(o.files.begin() + 1, o.files.end());
 
-  std::vector<crash::CrashImage> images(image_paths.size());
+  std::vector<crash::CrashImage> images;
+  int status = kExitOk;
+  if (!o.all("--image").empty() && !load_crash_images(self, o, true, images, status)) return status;
   std::string error;
-  for (size_t i = 0; i < images.size(); i++)
-    if (!crash::load_crash_image(image_paths[i], true, images[i], error)) return refused(self, image_paths[i], error);
   std::vector<uint8_t> bytes;
   if (!read_file(input, bytes, error)) return refused(self, input, error);
   breakpad::DumpInput in;
@@ -59,8 +57,8 @@ int run_stackwalk(const Command &self, const Args &args) {
 
 const Command kStackwalkCommand = {
     "stackwalk",
-    "DUMP [SYMBOL-PATH...] [--image ELF...]     a readable trace of a crash record (binary or in a log) or microdump\n"
-    "-m DUMP [SYMBOL-PATH...] [--image ELF...]  Breakpad's frame lines: thread|frame|module|function|file|line|offset",
+    "DUMP [SYMBOL-PATH...] [--image ELF[@ADDRESS]...]     a readable trace of a crash record (binary or in a log) or microdump\n"
+    "-m DUMP [SYMBOL-PATH...] [--image ELF[@ADDRESS]...]  Breakpad's frame lines: thread|frame|module|function|file|line|offset",
     "walk a crash record or an arm64 microdump as Breakpad's stackwalkers do, with symbol directories "
     "(NAME/ID/NAME.sym) and/or images",
     run_stackwalk};

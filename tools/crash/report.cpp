@@ -9,6 +9,7 @@
 #include "sfu/print.h"
 #include "sfu/symbols.h"
 #include "tools/dwarf/image_cfi.h"
+#include "tools/elf/build_id.h"
 #include "tools/elf/functions.h"
 #include "tools/sframe/gen.h"
 #include "tools/text/format.h"
@@ -22,26 +23,6 @@ std::string reg_name(uint8_t abi, uint32_t n) {
   if (abi == SFU_ABI_AMD64_LE) return n < 8 ? x86[n] : "r" + std::to_string(n);
   if (abi == SFU_ABI_S390X_BE) return n < 16 ? "r" + std::to_string(n) : "f" + std::to_string(n - 16);
   return n == 31 ? "sp" : "x" + std::to_string(n);
-}
-
-// The GNU build-id: from .note.gnu.build-id, else from any note section that holds one.
-bool read_build_id(const ElfImage &elf, std::vector<uint8_t> &out) {
-  std::vector<const ElfSectionHeader *> notes;
-  if (const ElfSectionHeader *s = elf.section(".note.gnu.build-id")) notes.push_back(s);
-  for (const ElfSectionHeader &s : elf.sections)
-    if (s.type == kShtNote) notes.push_back(&s);
-  for (const ElfSectionHeader *s : notes) {
-    ElfSection sec;
-    std::string ignored;
-    const uint8_t *id = nullptr;
-    uint32_t size = 0;
-    if (elf_section_bytes(elf, s->name, sec, ignored) &&
-        sfu_build_id_from_note(sec.bytes.data(), sec.bytes.size(), elf.big_endian, &id, &size) == SFU_OK) {
-      out.assign(id, id + size);
-      return true;
-    }
-  }
-  return false;
 }
 
 // The image's own .sframe, or (none, or a reservation sfu gen never filled) one built from its CFI.
@@ -100,6 +81,8 @@ void describe(const sfu_crash_view &v, const sfu_crash_summary &s, const std::ve
     t += "module " + std::to_string(i) + ": " + (rm.name[0] ? rm.name : "(unnamed)") + " " + hex(rm.text_start) +
          "-" + hex(rm.text_end) + (rm.build_id_size ? " build-id " + hex_bytes(rm.build_id, rm.build_id_size) : " no build-id") +
          (m.image[i] >= 0 ? "  <- " + images[m.image[i]].path : "  (no image: no frame in it)") + "\n";
+    if (m.image[i] >= 0 && m.bias[i].bias != 0)
+      t += "  moved " + bias_text(m.bias[i].bias) + " from its link address: " + m.bias[i].how + "\n";
   }
   for (uint32_t i = 0; i < v.num_windows; i++) {
     sfu_crash_window w;
@@ -121,10 +104,11 @@ void trace(const sfu_crash_view &v, const sfu_crash_summary &s, const std::vecto
     std::string line = device_line(f, rm.name, index >= 0, i);
     std::vector<dwarf::SourceFrame> sources;
     if (index >= 0 && m.image[index] >= 0) {
+      // Names and lines at link addresses: the run-time ones less the module's bias.
       const CrashImage &img = images[m.image[index]];
-      uint64_t lookup = sfu_frame_lookup_pc(&f);
+      const uint64_t bias = m.bias[index].bias, lookup = sfu_frame_lookup_pc(&f) - bias;
       if (const ImageFunction *fn = function_at(img.elf, lookup))
-        line += "  " + dwarf::demangle(fn->name) + "+" + hex(f.pc - fn->start);
+        line += "  " + dwarf::demangle(fn->name) + "+" + hex(f.pc - bias - fn->start);
       if (options.lines) sources = img.source.frames_at(lookup);
     }
     t += line + "\n";
@@ -144,16 +128,18 @@ void trace(const sfu_crash_view &v, const sfu_crash_summary &s, const std::vecto
 void compare_walks(const sfu_crash_view &v, const std::vector<CrashImage> &images, const Matched &m,
                    RecordReport &out) {
   std::vector<const ModuleTable *> tables(v.num_modules, nullptr);
+  std::vector<uint64_t> biases(v.num_modules, 0);
   std::string from;
   for (uint32_t i = 0; i < v.num_modules; i++) {
     if (m.table_image[i] < 0) continue;
     const CrashImage &img = images[m.table_image[i]];
     tables[i] = &img.table;
+    biases[i] = m.bias[i].bias;  // the table's image has the module's build-id: the same layout
     if (from.find(img.table_from) == std::string::npos) from += (from.empty() ? "" : ", ") + img.table_from;
   }
   Reunwound r;
   std::string &t = out.text;
-  if (!reunwind(v, tables, r)) {  // a table the host refuses: the record cannot be checked
+  if (!reunwind(v, tables, biases, r)) {  // a table the host refuses: the record cannot be checked
     out.error = "re-unwind: " + r.error;
     return;
   }
@@ -175,10 +161,30 @@ static int rank(const CrashImage &img) {
   return (info && info->type != kShtNobits && info->size ? 2 : 0) + (img.elf.functions.empty() ? 0 : 1);
 }
 
+// Where the module ran, from the image's given address or the module's text range; refused when
+// that cannot be told, or puts the module's text outside the image's code.
+static bool place_module(const CrashImage &img, const sfu_crash_module &rm, const std::string &which, LoadBias &out,
+                         std::string &error) {
+  std::string why;
+  if (img.placed && !given_load_bias(img.elf, img.placed_at, out, why))
+    return (error = img.path + "@" + hex(img.placed_at) + ": " + why, false);
+  if (!img.placed && !find_load_bias(img.elf, rm.text_start, rm.text_end, out, why))
+    return (error = img.path + ": cannot tell where " + which + " ran: " + why + "; give the image as --image " +
+                    img.path + "@ADDRESS, ADDRESS the run-time address of its first loaded byte",
+            false);
+  if (!holds_code(img.elf, rm.text_start - out.bias, rm.text_end - out.bias))
+    return (error = which + "'s text ran at " + hex(rm.text_start) + "-" + hex(rm.text_end) + "; " + img.path +
+                    " moved by " + bias_text(out.bias) + " (" + out.how + ") has no code there (link addresses " +
+                    hex(rm.text_start - out.bias) + "-" + hex(rm.text_end - out.bias) + "): the wrong address?",
+            false);
+  return true;
+}
+
 bool match_modules(const sfu_crash_view &v, const std::vector<CrashImage> &images, const ReportOptions &options,
                    Matched &m, std::vector<bool> &used, std::string &error) {
   m.image.assign(v.num_modules, -1);
   m.table_image.assign(v.num_modules, -1);
+  m.bias.assign(v.num_modules, LoadBias{});
   m.holds_frames.assign(v.num_modules, false);
   for (uint32_t i = 0; i < v.num_frames; i++) {
     sfu_frame f;
@@ -205,6 +211,7 @@ bool match_modules(const sfu_crash_view &v, const std::vector<CrashImage> &image
       if (options.lines && !img.source.has_debug_info())
         return (error = img.path + ": no DWARF debug information for file:line: build it with -g, or pass --no-lines",
                 false);
+      if (!place_module(img, rm, which, m.bias[i], error)) return false;
       continue;
     }
     if (!m.holds_frames[i] || !options.images_required) continue;  // nothing needs its image

@@ -11,6 +11,7 @@
 #include "tools/crash/reunwind.h"
 #include "tools/dwarf/source.h"
 #include "tools/elf/elf_file.h"
+#include "tools/elf/load_bias.h"
 
 namespace sfu::tools::crash {
 
@@ -23,6 +24,8 @@ struct CrashImage {
   std::string table_from;         // ".sframe" or "CFI"
   ModuleTable table;
   dwarf::SourceImage source;      // file:line and inlined frames, when loaded with lines
+  bool placed = false;            // given as PATH@ADDRESS: its first loaded byte ran at placed_at
+  uint64_t placed_at = 0;         // (else each module's bias is found from its text range)
 };
 
 
@@ -37,11 +40,15 @@ struct ReportOptions {
 
 // Which image serves each of a record's modules: matched by build-id, of several the one with
 // DWARF, then the one with function symbols, then the first given (the re-walk's table from it or,
-// when it has none, from the first of them with one); every one matched counts as used. Refuses an image built for another ABI than the record's, and with the options an image
-// without DWARF or a module holding frames without an image.
+// when it has none, from the first of them with one); every one matched counts as used. And where
+// it ran: the load bias (tools/elf/load_bias.h) from the module's recorded text range, or from
+// the address the image was given at. Refuses an image built for another ABI than the record's,
+// one whose bias cannot be found or puts the module's text outside its code, and with the
+// options an image without DWARF or a module holding frames without an image.
 struct Matched {
   std::vector<int> image;        // per record module: index into images for names and lines, or -1
   std::vector<int> table_image;  // per record module: the image whose table the re-walk uses, or -1
+  std::vector<LoadBias> bias;    // per record module with an image: run-time minus link address
   std::vector<bool> holds_frames;
 };
 bool match_modules(const sfu_crash_view &v, const std::vector<CrashImage> &images, const ReportOptions &options,

@@ -88,7 +88,8 @@ int read_window_memory(void *dst, uint64_t src, size_t len) {
   return -1;
 }
 
-bool reunwind(const sfu_crash_view &view, const std::vector<const ModuleTable *> &tables, Reunwound &out) {
+bool reunwind(const sfu_crash_view &view, const std::vector<const ModuleTable *> &tables,
+              const std::vector<uint64_t> &biases, Reunwound &out) {
   sfu_crash_summary s;
   sfu_crash_get_summary(&view, &s);
   std::vector<sfu_crash_window> windows(view.num_windows);
@@ -109,7 +110,7 @@ bool reunwind(const sfu_crash_view &view, const std::vector<const ModuleTable *>
     sfu_table_desc d{};
     d.section = tables[i]->section.data();
     d.size = tables[i]->section.size();
-    d.section_addr = tables[i]->section_addr;
+    d.section_addr = tables[i]->section_addr + (i < biases.size() ? biases[i] : 0);
     d.text_start = m.text_start;
     d.text_end = m.text_end;
     d.abi = view.abi;

@@ -25,10 +25,13 @@ struct Reunwound {
   std::string error;                     // a table the core refused: nothing was walked
 };
 
-// Registers tables[i] for record module i (nullptr: none) with the module's recorded text range,
-// walks with the record's walk settings over its windows, unregisters, and compares with the
-// record's frames. False (with out.error) when a table is refused.
-bool reunwind(const sfu_crash_view &view, const std::vector<const ModuleTable *> &tables, Reunwound &out);
+// Registers tables[i] for record module i (nullptr: none) with the module's recorded text range
+// and the table where it ran (its link address + biases[i]: tables and code at link addresses,
+// stack words at run-time ones), walks with the record's walk settings over its windows,
+// unregisters, and compares with the record's frames. False (with out.error) when a table is
+// refused.
+bool reunwind(const sfu_crash_view &view, const std::vector<const ModuleTable *> &tables,
+              const std::vector<uint64_t> &biases, Reunwound &out);
 
 // What sfu_hook_read_nofault serves while reunwind runs: bytes of the record's windows only
 // (0 on success, -1 for anything else). The command defines the hook with this; the unit tests'
