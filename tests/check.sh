@@ -57,6 +57,8 @@ run_suite embed bash tests/linker/embed.sh "$BUILD/tools/sfu" "$BUILD/check" \
   "$BUILD/tests/reserve_image_gcc" "$BUILD/tests/reserve_image_clang" --symbols-only "$BUILD/tests/symbols_image_gas"
 run_suite pie bash tests/linker/pie.sh "$BUILD"
 run_suite crash bash tests/crash/check.sh "$BUILD/tools/sfu" "$BUILD/tests/crash_program" "$BUILD/check/crash"
+run_suite moved bash tests/crash/moved.sh "$BUILD/tools/sfu" "$BUILD/tests/crash_program_pie" \
+  "$BUILD/tests/crash_program" "$BUILD/oracles/breakpad/bin" "$BUILD/check/moved"
 run_suite walk-x86 "$BUILD/tests/x86_walk_tests"
 run_suite freestanding bash tests/freestanding.sh "$BUILD"
 run_suite docs python3 tests/docs/check.py "$BUILD"

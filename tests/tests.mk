@@ -14,6 +14,8 @@
 #                 images without the fragments link through sfu.mk; linked_image.c -static-pie runs
 #                 at a random address and names its frames (make pie-check runs it alone)
 #   crash         tests/crash/check.sh: `sfu crash` on a record a real program captured and printed
+#   moved         tests/crash/moved.sh: sfu crash, symbolize, minidump and stackwalk on the same program
+#                 run where Linux's loader put it (-pie), and on logs moved by made-up biases
 #   walk-x86      build/tests/x86_walk_tests: real gcc -O2 code walked, compared with libunwind
 #   freestanding  nm -u on build/<arch>/libsfu.a for all three architectures; each public header
 #                 alone under -nostdinc; no arm64 exclusives in the CONFIG_SFU_SMP=n build
@@ -151,13 +153,17 @@ $(BUILD)/tests/symbols_image_gas: tests/linker/linked_image.c tests/linker/inser
 
 # A program that captures a crash record into its own area and prints it; tests/crash/check.sh
 # decodes both with `sfu crash`. gas's table, names from `sfu gen --symbols-only`, DWARF and a
-# build-id; linked at a fixed address (no PIE), so the record's addresses are the image's.
-$(BUILD)/tests/crash_program: tests/crash/crash_program.c tests/crash/insert.ld linker/sfunwind.ld \
-		linker/sfunwind-symbols.ld linker/sfunwind-crash.ld linker/sfunwind-build-id.ld include/sfu/crash.h \
-		include/sfu/image.h $(HOST_DIR)/libsfu.a $(TOOLS_DIR)/sfu
+# build-id; linked at a fixed address (no PIE), so the record's addresses are the image's. The
+# _pie one is the same program linked -pie: Linux runs it at a random address, an image that ran
+# away from its link address (tests/crash/moved.sh).
+CRASH_PROGRAM_FLAGS_crash_program := -no-pie
+CRASH_PROGRAM_FLAGS_crash_program_pie := -pie -fpie
+$(BUILD)/tests/crash_program $(BUILD)/tests/crash_program_pie: tests/crash/crash_program.c tests/crash/insert.ld \
+		linker/sfunwind.ld linker/sfunwind-symbols.ld linker/sfunwind-crash.ld linker/sfunwind-build-id.ld \
+		include/sfu/crash.h include/sfu/image.h $(HOST_DIR)/libsfu.a $(TOOLS_DIR)/sfu
 	@mkdir -p $(@D)
-	gcc -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wa,--gsframe -no-pie -Wl,--build-id -Iinclude -Llinker \
-		-Wl,-T,tests/crash/insert.ld -o $@.tmp $< $(HOST_DIR)/libsfu.a -lpthread
+	gcc -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wa,--gsframe $(CRASH_PROGRAM_FLAGS_$(@F)) -Wl,--build-id \
+		-Iinclude -Llinker -Wl,-T,tests/crash/insert.ld -o $@.tmp $< $(HOST_DIR)/libsfu.a -lpthread
 	$(TOOLS_DIR)/sfu gen $@.tmp -o $@.tmp --symbols-only
 	mv $@.tmp $@
 
@@ -198,7 +204,7 @@ fuzz: $(FUZZ_DIR)/fuzz_sframe $(FUZZ_DIR)/fuzz_walk
 check: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests $(BUILD)/tests/target_tests $(BUILD)/tests/direct_tests \
 		$(BUILD)/tests/linked_image \
 		$(BUILD)/tests/reserve_image_gcc $(BUILD)/tests/reserve_image_clang $(BUILD)/tests/symbols_image_gas \
-		$(BUILD)/tests/crash_program $(PIE_CHECK_DEPS) \
+		$(BUILD)/tests/crash_program $(BUILD)/tests/crash_program_pie $(PIE_CHECK_DEPS) \
 		gen-corpus qemu-kernels \
 		$(BUILD)/tests/x86_walk_tests $(FUZZ_DIR)/fuzz_sframe $(FUZZ_DIR)/fuzz_walk tools $(BUILD)/tests/sym_cfi_equal
 	@$(MAKE) --no-print-directory ARCH=x86_64 lib

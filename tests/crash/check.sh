@@ -77,7 +77,8 @@ if grep -q 'sfu-crash:  #1 .* image  handle_irq+0x' "$log"; then ok "the printed
 sed 's/^/[   12.345678] cpu0: /; s/$/\r/' "$log" >"$work/prefixed.log"
 expect "console prefixes and CRLF" 0 "every frame the host could walk equals the device's" -- "$work/prefixed.log" --image "$program"
 { echo "boot 1"; cat "$log"; echo "boot 2"; cat "$log"; } >"$work/two.log"
-expect "two records in one log" 0 "/two.log:2-" -- "$work/two.log" --image "$program"
+begin=$(grep -n '^sfu-crash-begin' "$log" | cut -d: -f1)  # after the live backtrace
+expect "two records in one log" 0 "/two.log:$((begin + 1))-" -- "$work/two.log" --image "$program"
 if [[ $("$sfu" crash "$work/two.log" --image "$program" | grep -c '^crash record') -eq 2 ]]; then
   ok "both records decoded"
 else
@@ -100,7 +101,7 @@ expect "--no-lines" 0 "image  handle_irq+0x" -- "$record" --image "$program" --n
 line=$(grep -n 'sfu-crash-data 3 ' "$log" | cut -d: -f1)
 sed "${line}s/sfu-crash-data 3 ./sfu-crash-data 3 !/" "$log" >"$work/corrupt.log"
 expect "a corrupted log line is named" 1 "line $line: data line fails its checksum" -- "$work/corrupt.log" --image "$program"
-head -n 5 "$log" >"$work/cut.log"
+head -n $((begin + 4)) "$log" >"$work/cut.log"
 expect "a log cut short" 1 "has no end line" -- "$work/cut.log" --image "$program"
 printf 'U-Boot 2024.01\nStarting kernel ...\n' >"$work/garbage.log"
 expect "a log without records" 1 "no crash record" -- "$work/garbage.log" --image "$program"

@@ -1,8 +1,10 @@
 /* A program that crashes the way a firmware would record it: linked with linker/sfunwind.ld,
  * sfunwind-symbols.ld and sfunwind-crash.ld (tests/crash/insert.ld), it registers its own table,
- * names and build-id, captures a crash record into its own crash area from four calls deep (one of
- * them inlined), then does what the next boot would: writes the area's bytes to RECORD (a dump of
- * the memory that survived), takes the record and prints it to stdout (the serial log).
+ * names and build-id, prints the backtrace from four calls deep (one of them inlined) and captures
+ * a crash record there into its own crash area, then does what the next boot would: writes the
+ * area's bytes to RECORD (a dump of the memory that survived), takes the record and prints it to
+ * stdout (the serial log). Built -no-pie it runs at its link address; built -pie, wherever the
+ * loader puts it (a moved image, as relocated firmware and KASLR kernels are).
  *   usage: crash_program RECORD > LOG */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -29,6 +31,9 @@ __attribute__((noinline)) void record_crash(unsigned depth) {
   config.num_stacks = 1;
   config.abi = SFU_ABI_AMD64_LE;  /* the host build of the core walks every ABI: say which */
   struct sfu_crash_info info = {SFU_CRASH_ASSERT, depth, 0, "assertion failed: queue->head != NULL"};
+  struct sfu_sink console = {out_putc, 0};
+  printf("Backtrace:\n");
+  sfu_print_backtrace(&console, &regs, &config);
   captured = sfu_crash_capture_image(&info, &regs, &config);
   __asm__ volatile("" ::: "memory");  /* keep the call above from becoming a tail call */
 }
