@@ -81,7 +81,9 @@ static inline const char *sfu_crash_reason_name(uint32_t reason) {
 /* What the kernel knows about the crash, besides the registers. */
 struct sfu_crash_info {
   uint32_t reason;        /* enum sfu_crash_reason, or the kernel's own code */
-  uint32_t detail;        /* e.g. the exception vector, ESR class, program-interruption code */
+  uint32_t detail;        /* for SFU_CRASH_EXCEPTION: x86_64 the vector, arm64 the whole ESR_ELx */
+                          /* (EC and ISS: `sfu minidump` reads both), s390x the program- */
+                          /* interruption code; any other reason: the kernel's own */
   uint64_t fault_address; /* the faulting data address, if there is one (else 0) */
   const char *message;    /* short text, may be NULL; truncated to SFU_CRASH_MESSAGE_MAX - 1 */
 };                        /* (a NULL info records reason 0 and nothing else) */

@@ -290,6 +290,11 @@ TEST(BreakpadDump, LinuxSignals) {
   EXPECT_EQ(std::make_pair(s, c), std::make_pair(uint32_t(5u), uint32_t(1u)));
   linux_signal(DumpCpu::kArm64, SFU_CRASH_EXCEPTION, 0x02000000, s, c);  // unknown: undefined instruction
   EXPECT_EQ(std::make_pair(s, c), std::make_pair(uint32_t(4u), uint32_t(1u)));
+  linux_signal(DumpCpu::kArm64, SFU_CRASH_EXCEPTION, 0x96000021, s, c);  // data abort, alignment fault
+  EXPECT_EQ(std::make_pair(s, c), std::make_pair(uint32_t(7u), uint32_t(1u)));
+  // detail is the whole ESR (crash.h): a data abort's class alone is an ESR of class 0.
+  linux_signal(DumpCpu::kArm64, SFU_CRASH_EXCEPTION, 0x25, s, c);
+  EXPECT_EQ(std::make_pair(s, c), std::make_pair(uint32_t(4u), uint32_t(1u)));
   for (uint32_t reason : {0u, 1u, 3u, 4u, 0x100u}) {
     linux_signal(DumpCpu::kAmd64, reason, 6, s, c);
     EXPECT_EQ(s, 6u) << reason;  // SIGABRT

@@ -73,8 +73,8 @@ struct ImageIdentity {
 bool dump_from_record(const sfu_crash_view &view, const std::vector<const ImageIdentity *> &images, CrashDump &out,
                       std::string &error);
 
-// The Linux signal and si_code for a record's reason (exceptions by the x86_64 vector or the arm64
-// ESR exception class in `detail`; panics, assertions, watchdogs and the kernel's own reasons
+// The Linux signal and si_code for a record's reason (exceptions by the x86_64 vector or the whole
+// arm64 ESR, class and fault status, in `detail`; panics, assertions, watchdogs and the kernel's own reasons
 // SIGABRT), and a signal's name ("SIGILL"; "" for one it does not name).
 void linux_signal(DumpCpu cpu, uint32_t reason, uint32_t detail, uint32_t &signal, uint32_t &code);
 const char *linux_signal_name(uint32_t signal);
