@@ -95,6 +95,20 @@ TEST(LoadBias, ThePairTheKernelRegisteredWhateverItsNames) {
   EXPECT_EQ(b.how, "[__executable_start, _etext/etext) (link address 0x400000) ran at 0x7f0000000000");
 }
 
+TEST(LoadBias, NeitherLocalLabelsNorMappingSymbols) {
+  // aarch64's $x/$d and .L labels mark places, not ranges a kernel registers: no pair of theirs
+  // counts, and they are not named.
+  ElfImage img = kernel(0x40080000);
+  img.machine = sfu::tools::kEmAarch64;
+  img.symbols.push_back(symbol("$x", 0x40081000));
+  img.symbols.push_back(symbol("$x", 0x40083000));
+  img.symbols.push_back(symbol("$d", 0x40083800));
+  img.symbols.push_back(symbol(".Lloop", 0x40083100));
+  img.symbols.push_back(symbol(".Lend", 0x40083900));
+  EXPECT_EQ(found(img, 0x43c2c000, 0x43c2f000).how, "[_stext, _etext) (link address 0x40081000) ran at 0x43c2c000");
+  EXPECT_EQ(refused(img, 0x43c2c000, 0x43c2c800).substr(0, 45), "its text range 0x43c2c000-0x43c2c800 is 0x800");
+}
+
 TEST(LoadBias, OfSeveralPairsTheUnmovedOneThen_stext) {
   // Two symbol pairs 0x3000 apart around code: [_stext, _etext) and [_start, mid), mid at 0x103000.
   ElfImage img = kernel(0x100000);

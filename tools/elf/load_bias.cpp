@@ -5,6 +5,7 @@
 #include <map>
 #include <vector>
 
+#include "tools/elf/symbol_table.h"
 #include "tools/text/format.h"
 
 namespace sfu::tools {
@@ -12,11 +13,14 @@ namespace {
 
 bool executable(const ElfSectionHeader &s) { return (s.flags & kShfAlloc) && (s.flags & kShfExecinstr) && s.size; }
 
-// The defined symbols by value: where a registered range may start or end.
+// The defined symbols by value: where a registered range may start or end (no file or section
+// symbols, no local labels, no aarch64 mapping symbols: nothing a kernel registers).
 std::multimap<uint64_t, const ElfSymbol *> symbols_by_value(const ElfImage &image) {
   std::multimap<uint64_t, const ElfSymbol *> out;
   for (const ElfSymbol &s : image.symbols)
-    if (s.shndx != 0 && !s.name.empty() && s.type != kSymFile && s.type != kSymSection) out.emplace(s.value, &s);
+    if (s.shndx != 0 && !s.name.empty() && s.type != kSymFile && s.type != kSymSection &&
+        s.name.rfind(".L", 0) != 0 && !is_mapping_symbol(image.machine, s))
+      out.emplace(s.value, &s);
   return out;
 }
 
