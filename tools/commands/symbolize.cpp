@@ -9,7 +9,9 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <regex>
+#include <tuple>
 
 #include "tools/commands/commands.h"
 #include "tools/dwarf/addr2line.h"
@@ -252,13 +254,22 @@ class LogAnnotator {
     return false;
   }
 
-  ImagePlace place(const LogImage &img) const {
+  ImagePlace place(const LogImage &img) {
     ImagePlace out;
     if (img.placed) return out.bias = img.given, out;
     for (const Placement &p : placements_)
       if (!img.build_id.empty() && p.build_id == img.build_id) {
         out.placement = &p;
-        if (!find_load_bias(img.elf, p.start, p.end, out.bias, out.error)) return out;
+        // Once per image and range, not per frame: the search reads every symbol of the image.
+        auto key = std::make_tuple(&img, p.start, p.end);
+        auto it = biases_.find(key);
+        if (it == biases_.end()) {
+          std::pair<LoadBias, std::string> found;
+          find_load_bias(img.elf, p.start, p.end, found.first, found.second);
+          it = biases_.emplace(key, found).first;
+        }
+        out.bias = it->second.first;
+        out.error = it->second.second;
         return out;
       }
     return out;
@@ -267,6 +278,7 @@ class LogAnnotator {
   std::vector<LogImage> &images_;
   bool demangle_;
   std::vector<Placement> placements_;
+  std::map<std::tuple<const LogImage *, uint64_t, uint64_t>, std::pair<LoadBias, std::string>> biases_;
   size_t frames_ = 0, missed_frames_ = 0;
   std::vector<uint64_t> missed_;  // their addresses, each once
 };
