@@ -146,8 +146,14 @@ endef
 $(BUILD)/%/libsfu.a: qemu-force $(CONFIG_H)
 	@$(MAKE) --no-print-directory ARCH=$* lib
 # The same core compiled position independent (KCFLAGS=-fpie), for images linked -static-pie that
-# move themselves at boot (firmware, KASLR): $(BUILD)/pie/<arch>/libsfu.a.
-$(BUILD)/pie/%/libsfu.a: qemu-force
+# move themselves at boot (firmware, KASLR): $(BUILD)/pie/<arch>/libsfu.a. Its config header
+# (and the stamp the sub-makes check) is written here first, once, as for the other archives.
+PIE_CONFIG_STAMP := $(BUILD)/pie/config/sfu_autoconf.h.stamp
+$(PIE_CONFIG_STAMP): Kconfig scripts/kconfig.py $(wildcard $(KCONFIG_CONFIG)) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(PYTHON) scripts/kconfig.py header Kconfig $(KCONFIG_CONFIG) $(@:.stamp=)
+	@touch $@
+$(BUILD)/pie/%/libsfu.a: qemu-force $(PIE_CONFIG_STAMP)
 	@$(MAKE) --no-print-directory ARCH=$* BUILD=$(BUILD)/pie KCFLAGS=-fpie SFU_INSTALL_DEPS=no lib
 
 QEMU_RUNS :=
