@@ -203,6 +203,9 @@ int sfu_crash_get_window(const struct sfu_crash_view *view, uint32_t i, struct s
  *   sfu-crash-data N BASE64 0xCRC             the record's bytes, 48 per line, each line with the
  *                                             CRC-32 of its own text before the checksum
  *   sfu-crash-end lines=N crc=0x...           the data line count and the record's CRC
+ * Everything the record carries (message, module names) and every function name is printed
+ * clean, any byte outside printable ASCII as '?': no text inside the record can start a line of
+ * its own (a forged "sfu-crash-end") or send control codes to the console.
  * Every line may be preceded by whatever the console adds (a timestamp): readers look for the
  * markers inside lines. Returns the number of lines printed (0 for a NULL view). */
 size_t sfu_crash_print(const struct sfu_sink *sink, const struct sfu_crash_view *view);

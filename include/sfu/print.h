@@ -37,8 +37,9 @@
  *                   regs (the start registers), table (an SFrame row), fp (frame-record step),
  *                   backchain (s390x back-chain step), trap (registers saved by entry code),
  *                   signal (the context a V3 signal-trampoline row restores)
- *   "  " module     the name of the registered table whose text holds pc; "-" when none holds
- *                   it, "(unnamed)" when it was registered without a name
+ *   "  " module     the name of the registered table whose text holds pc, up to
+ *                   SFU_PRINT_STR_MAX bytes; "-" when none holds it, "(unnamed)" when it was
+ *                   registered without a name
  *   "  " symbol     only when the module has symbols (symbols_error SFU_OK) and one of its
  *                   functions covers the lookup address, and CONFIG_SFU_SYMBOLS is on:
  *                   name "+" offset "/" size, both "0x" + lowercase hex without padding. The
@@ -48,6 +49,10 @@
  *                   instruction when the callee never returns); the offset is always pc's, so
  *                   it may equal the size ("f+0x10/0x10"), as Linux's %pB prints
  * Fields are separated by fixed spaces, so the columns line up; no line ends in a space.
+ * Names (module and function, here and in the module line) are printed clean: any byte that is
+ * not printable ASCII (0x20-0x7e) as '?'. A name holding CR, LF or ESC can neither start a line
+ * of its own in the log (a forged "stop:" line, or a forged "sfu-crash-end" inside a printed crash
+ * record) nor send control codes to the console; every line ends at the '\n' printed after it.
  *
  * Stop line: "stop: " + sfu_stop_name(reason) + " (reliable)" or " (unreliable)". A trace is
  * reliable only when it reached the end of the stack (SFU_STOP_END) with at least one frame and
@@ -94,7 +99,8 @@ void sfu_print_frame(const struct sfu_sink *sink, const struct sfu_frame *frame)
 /* The symbol column on its own: prints "name+0xoff/0xsize" for pc, from the function of the
  * module's symbols covering lookup_pc (pc, or pc - 1 for a return address), and returns 1; prints
  * nothing and returns 0 when the module is NULL, has no usable symbols, or none covers lookup_pc.
- * No buffer: the name is decoded straight into the sink. */
+ * No buffer: the name is decoded straight into the sink, clean as the frame line prints it
+ * (sfu_symbol_print_name, sfu/symbols.h, prints the bytes as stored). */
 int sfu_print_symbol(const struct sfu_sink *sink, const struct sfu_module *module, uint64_t lookup_pc,
                      uint64_t pc);
 

@@ -41,9 +41,10 @@ bool find_symbol(const sfu_module *m, uint64_t lookup_pc, sfu_symbol &sym) {
   return m && m->symbols_error == SFU_OK && sfu_symbols_find(&m->symbols, lookup_pc, &sym) == SFU_OK;
 }
 
-// "name+0xoff/0xsize", the offset that of pc.
+// "name+0xoff/0xsize", the offset that of pc; the name clean (print_clean's rule), as it goes by.
 void print_symbol(const sfu_sink *sink, const sfu_module *m, const sfu_symbol &sym, uint64_t pc) {
-  sfu_symbol_print_name(sink, &m->symbols, &sym);
+  sfu::print::Cleaning clean(sink);
+  sfu_symbol_print_name(&clean.sink, &m->symbols, &sym);
   sfu_print_str(sink, "+");
   sfu_print_hex(sink, pc - sym.start, 0);
   sfu_print_str(sink, "/");
@@ -69,7 +70,7 @@ void frame_line(const sfu_sink *sink, const sfu_frame *f, uint64_t index) {
   else if (!f->module->name || f->module->name[0] == '\0')
     sfu_print_str(sink, "(unnamed)");
   else
-    sfu_print_str(sink, f->module->name);
+    sfu::print::print_clean(sink, f->module->name, SFU_PRINT_STR_MAX);
   if constexpr (sfu::config::kSymbols) {
     sfu_symbol sym;
     if (find_symbol(f->module, sfu_frame_lookup_pc(f), sym)) {

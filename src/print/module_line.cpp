@@ -16,7 +16,14 @@ void print_hex_bytes(const sfu_sink *sink, const uint8_t *p, uint32_t n) {
   }
 }
 
+void cleaning_putc(void *ctx, char c) {
+  const sfu_sink *out = static_cast<const Cleaning *>(ctx)->out;
+  if (out && out->putc) (out->putc)(out->ctx, c >= 0x20 && c < 0x7f ? c : '?');
+}
+
 }  // namespace
+
+Cleaning::Cleaning(const sfu_sink *to) : out(to), sink{cleaning_putc, this} {}
 
 void print_clean(const sfu_sink *sink, const char *s, uint32_t max) {
   for (uint32_t i = 0; i < max && s[i] != '\0'; i++) put_char(sink, s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?');

@@ -14,7 +14,21 @@ namespace sfu::print {
 void module_line(const sfu_sink *sink, uint64_t index, const char *name, uint32_t name_max, uint64_t text_start,
                  uint64_t text_end, const uint8_t *build_id, uint32_t build_id_size);
 
-// Text as above: printable ASCII as it is, anything else '?', at most max bytes.
+// Text as above: printable ASCII as it is, anything else '?', at most max bytes. Every name a
+// backtrace or a crash record prints goes through it (or through Cleaning): a module's name, a
+// function's name, a record's message, so none can start a line of its own (a forged
+// "sfu-crash-end" inside a printed record) or send an escape sequence to the console.
 void print_clean(const sfu_sink *sink, const char *s, uint32_t max);
+
+// A sink that passes printable ASCII on to `out` and '?' for anything else, for text printed by
+// a call that takes a sink (a symbol's name, decoded straight into it). Nothing when out or its
+// putc is NULL.
+struct Cleaning {
+  explicit Cleaning(const sfu_sink *out);
+  Cleaning(const Cleaning &) = delete;  // sink.ctx points at this one
+  Cleaning &operator=(const Cleaning &) = delete;
+  const sfu_sink *out;
+  sfu_sink sink;
+};
 
 }  // namespace sfu::print

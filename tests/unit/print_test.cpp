@@ -201,6 +201,27 @@ TEST(PrintBacktrace, ModuleLineCarriesTheBuildIdAndACleanName) {
             "module 0 vm?linux 0x0000000000100000-0x0000000000101000 build-id 5a1f009c42\n");
 }
 
+TEST(PrintBacktrace, FrameLinesPrintTheModuleNameClean) {
+  // A name holding LF, CR and ESC: in the frame lines too every byte outside printable ASCII is
+  // '?', so the name cannot start a line of its own (here a forged stop line) in the log.
+  X86Chain x("vm\nstop: end-of-stack (reliable)\r\x1b[2J\x7f\xc3\xa9");
+  ASSERT_EQ(x.reg.error(), SFU_OK);
+  Trace t = print_trace(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
+  const std::string name = "vm?stop: end-of-stack (reliable)??[2J???";
+  EXPECT_EQ(t.text,
+            "module 0 " + name + " 0x0000000000100000-0x0000000000101000 no build-id\n"
+            " #0     0x0000000000100210  sp 0x0000000000007f00  task   [regs]       " + name + "\n"
+            " #1     0x0000000000100120  sp 0x0000000000007f10  task   [table]      " + name + "\n"
+            " #2     0x0000000000100030  sp 0x0000000000007fb0  task   [table]      " + name + "\n"
+            "stop: end-of-stack (reliable)\n");
+  // sfu_print_frame alone, the same.
+  sfu_frame f{};
+  f.module = &x.reg.module();
+  f.reliable = 1;
+  EXPECT_EQ(printed([&](const sfu_sink *s) { sfu_print_frame(s, &f); }),
+            " #0     0x0000000000000000  sp 0x0000000000000000  task   [regs]       " + name + "\n");
+}
+
 TEST(PrintBacktrace, AModuleLineOncePerTraceForUpToFourModules) {
   // Six modules M0..M5, each function called from the one before: M5's is frame 0, then M4 ... M0,
   // and then M4 again (its line pushed out by M1 and M0: printed again, as module 6) and M0 (among
@@ -389,6 +410,31 @@ TEST(PrintSymbols, ExactPcWhereTheCpuStoppedPcMinusOneForReturnAddresses) {
   EXPECT_EQ(printed([&](const sfu_sink *s) { EXPECT_EQ(sfu_print_symbol(s, f.module, kText + 0x40, kText + 0x40), 0); }),
             "");
   EXPECT_EQ(printed([&](const sfu_sink *s) { EXPECT_EQ(sfu_print_symbol(s, nullptr, kText, kText), 0); }), "");
+}
+
+TEST(PrintSymbols, FunctionNamesPrintedClean) {
+  // A symbol table names a function with a newline and an escape sequence (any byte but NUL may
+  // be stored): the frame line and sfu_print_symbol print '?' for them, as for module names.
+  auto rel = [](uint64_t addr) { return int64_t(addr) - int64_t(kSymbolsAt); };
+  RawSymbols r = plain_symbols({{rel(kText), 0x40, codes("A_fn")},
+                                {rel(kText + 0x100), 0x20, codes("B\nstop: x\x1b[0m")},
+                                {rel(kText + 0x120), 0x20, codes("after_b")},
+                                {rel(kText + 0x200), 0x20, codes("C\rfn\x80")}});
+  X86Chain x("vmlinux", ModuleExtras{build_symbols(r), kSymbolsAt, {}});
+  ASSERT_EQ(x.reg.module().symbols_error, SFU_OK);
+  Trace t = print_trace(x.start(), x.mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(t.text,
+            "module 0 vmlinux 0x0000000000100000-0x0000000000101000 no build-id\n"
+            " #0     0x0000000000100210  sp 0x0000000000007f00  task   [regs]       vmlinux  C?fn?+0x10/0x20\n"
+            " #1     0x0000000000100120  sp 0x0000000000007f10  task   [table]      vmlinux  B?stop: x?[0m+0x20/0x20\n"
+            " #2     0x0000000000100030  sp 0x0000000000007fb0  task   [table]      vmlinux  A_fn+0x30/0x40\n"
+            "stop: end-of-stack (reliable)\n");
+  EXPECT_EQ(printed([&](const sfu_sink *s) { EXPECT_EQ(sfu_print_symbol(s, &x.reg.module(), kText + 0x200, kText + 0x204), 1); }),
+            "C?fn?+0x4/0x20");
+  // A NULL sink, or one without putc, still prints nothing (the cleaning sink passes nothing on).
+  EXPECT_EQ(sfu_print_symbol(nullptr, &x.reg.module(), kText + 0x200, kText + 0x204), 1);
+  sfu_sink no_putc{nullptr, nullptr};
+  EXPECT_EQ(sfu_print_symbol(&no_putc, &x.reg.module(), kText + 0x200, kText + 0x204), 1);
 }
 
 TEST(PrintSymbols, NoColumnWithoutSymbolsOrWithRefusedOnes) {
