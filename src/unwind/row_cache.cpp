@@ -22,16 +22,11 @@ uint32_t g_last_serial;
 uint8_t g_last_filled[kRowCacheSets];  // per set, the way filled last: a hint, read and written racily
 
 void remember(RowCacheEntry &e, uint32_t serial, uint64_t pc, const sfu_row &row, uint64_t plain) {
-  uint32_t seq = __atomic_load_n(&e.seq, __ATOMIC_RELAXED);
-  if ((seq & 1) || !compare_and_swap(&e.seq, seq, seq + 1)) return;
-  __atomic_thread_fence(__ATOMIC_RELEASE);  // the odd count is seen before any new field
-  __atomic_store_n(&e.serial, serial, __ATOMIC_RELAXED);
-  __atomic_store_n(&e.pc, pc, __ATOMIC_RELAXED);
-  __atomic_store_n(&e.plain, plain, __ATOMIC_RELAXED);
-  __atomic_store_n(&e.rule[0], sframe::pack_rule(row.cfa, row.flags), __ATOMIC_RELAXED);
-  __atomic_store_n(&e.rule[1], sframe::pack_rule(row.ra, 0), __ATOMIC_RELAXED);
-  __atomic_store_n(&e.rule[2], sframe::pack_rule(row.fp, 0), __ATOMIC_RELAXED);
-  __atomic_store_n(&e.seq, seq + 2, __ATOMIC_RELEASE);
+  uint32_t seq;
+  if (!fill_claim(e, seq)) return;
+  fill_key(e, serial, pc);
+  fill_row(e, row, plain);
+  fill_publish(e, seq);
 }
 
 }  // namespace

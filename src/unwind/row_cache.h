@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "atomic.h"
 #include "config.h"
 #include "sframe/index.h"
 #include "sframe/rule.h"
@@ -77,17 +78,24 @@ inline int64_t plain_fp_offset(uint64_t w) { return int16_t(uint16_t(w >> 8)); }
 inline int64_t plain_cfa_offset(uint64_t w) { return int64_t(w << 20) >> 44; }
 inline int64_t plain_ra_offset(uint64_t w) { return int64_t(w) >> 44; }  // from SP or FP
 
-// Whether entry e holds the row of registration `serial` (a module's, never 0) for pc: the count
-// even and unchanged around the copy of the fields, or the copy is not used.
+// Whether entry e holds the row of registration `serial` (a module's, never 0) for pc, given
+// `seen`, what the entry's count held when the probe began: the count even and unchanged around
+// the copy of the fields, or the copy is not used. Apart from probe() so that tests can make the
+// entry change between that first read and the rest, as a fill on another CPU would.
 template <class Copy>
-[[gnu::always_inline]] inline bool probe(const RowCacheEntry &e, uint32_t serial, uint64_t pc, Copy &&copy) {
-  uint32_t seq = __atomic_load_n(&e.seq, __ATOMIC_ACQUIRE);
+[[gnu::always_inline]] inline bool probe_as_seen(const RowCacheEntry &e, uint32_t seen, uint32_t serial, uint64_t pc,
+                                                 Copy &&copy) {
   // Another PC: a miss needs no consistent copy (the other way is probed next).
-  if ((seq & 1) || __atomic_load_n(&e.pc, __ATOMIC_RELAXED) != pc) return false;
+  if ((seen & 1) || __atomic_load_n(&e.pc, __ATOMIC_RELAXED) != pc) return false;
   uint32_t held = __atomic_load_n(&e.serial, __ATOMIC_RELAXED);
   copy(e);
   __atomic_thread_fence(__ATOMIC_ACQUIRE);
-  return __atomic_load_n(&e.seq, __ATOMIC_RELAXED) == seq && held == serial;  // PC, row: one fill
+  return __atomic_load_n(&e.seq, __ATOMIC_RELAXED) == seen && held == serial;  // PC, row: one fill
+}
+
+template <class Copy>
+[[gnu::always_inline]] inline bool probe(const RowCacheEntry &e, uint32_t serial, uint64_t pc, Copy &&copy) {
+  return probe_as_seen(e, __atomic_load_n(&e.seq, __ATOMIC_ACQUIRE), serial, pc, copy);
 }
 
 // The plain word of pc's row if the first way of its set holds it for registration `serial` (a
@@ -120,6 +128,42 @@ template <class Copy>
 // Keeps the row the index or sfu_table_find gave for pc, unless another CPU or an interrupted
 // fill holds the entry.
 void remember_row(const sfu_module &m, uint64_t pc, const sfu_row &row);
+
+// A fill, in the steps remember_row takes one after the other: claim, key, row, publish. Apart so
+// that tests can put between two steps what another CPU or an interrupt would (a probe, another
+// fill).
+
+// Claims e for a fill given `seen`, what its count held when the fill read it: the count made odd
+// from that even value. False (nothing to do) when it was odd, an interrupted or concurrent fill,
+// or when it is no longer that value: another writer claimed the entry since.
+[[gnu::always_inline]] inline bool fill_claim_as_seen(RowCacheEntry &e, uint32_t seen) {
+  if ((seen & 1) || !compare_and_swap(&e.seq, seen, seen + 1)) return false;
+  __atomic_thread_fence(__ATOMIC_RELEASE);  // the odd count is seen before any new field
+  return true;
+}
+
+// The same from the count read now, returned in seq.
+[[gnu::always_inline]] inline bool fill_claim(RowCacheEntry &e, uint32_t &seq) {
+  seq = __atomic_load_n(&e.seq, __ATOMIC_RELAXED);
+  return fill_claim_as_seen(e, seq);
+}
+
+[[gnu::always_inline]] inline void fill_key(RowCacheEntry &e, uint32_t serial, uint64_t pc) {
+  __atomic_store_n(&e.serial, serial, __ATOMIC_RELAXED);
+  __atomic_store_n(&e.pc, pc, __ATOMIC_RELAXED);
+}
+
+[[gnu::always_inline]] inline void fill_row(RowCacheEntry &e, const sfu_row &row, uint64_t plain) {
+  __atomic_store_n(&e.plain, plain, __ATOMIC_RELAXED);
+  __atomic_store_n(&e.rule[0], sframe::pack_rule(row.cfa, row.flags), __ATOMIC_RELAXED);
+  __atomic_store_n(&e.rule[1], sframe::pack_rule(row.ra, 0), __ATOMIC_RELAXED);
+  __atomic_store_n(&e.rule[2], sframe::pack_rule(row.fp, 0), __ATOMIC_RELAXED);
+}
+
+// Ends a fill: the count even again, from the odd value the claim made.
+[[gnu::always_inline]] inline void fill_publish(RowCacheEntry &e, uint32_t seq) {
+  __atomic_store_n(&e.seq, seq + 2, __ATOMIC_RELEASE);
+}
 
 // The row of registered module `m` that covers pc (which lies in its text) when the cache does
 // not hold it (cached_row), as sfu_table_find finds it: from the block index, else searched; a

@@ -5,7 +5,9 @@
 
 #include <atomic>
 #include <optional>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "config.h"
@@ -66,7 +68,8 @@ TEST(RowCache, WalksOnSeveralThreadsGetTheRowOfTheModuleTheyFound) {
   // frame names a module must find the caller that module's rule finds: a row served across
   // registrations gives the other caller (without the registration in the key, about a third of
   // the walks do). An entry read while another thread writes it would too, but that window is a
-  // few stores wide: this test seldom opens it, and the sequence count is argued, not shown here.
+  // few stores wide: this test seldom opens it (the tests of the fill and the probe step by step,
+  // below, open it deterministically).
   Registered outer(outer_table(), kOuter, kOuter + 0x100, "outer");
   TableSpec specs[2] = {function_table(16), function_table(32)};
   std::vector<uint8_t> bytes[2] = {build_section(specs[0]), build_section(specs[1])};
@@ -167,6 +170,115 @@ TEST(RowCache, TwoPcsOfOneSetKeepBothRowsAThirdReplacesTheOlder) {
   EXPECT_EQ(cached_offset(pcs[0]), -1);  // filled first, replaced first
   EXPECT_EQ(cached_offset(pcs[1]), int32_t(pcs[1] & 0xfff));
   EXPECT_EQ(cached_offset(pcs[2]), int32_t(pcs[2] & 0xfff));
+}
+
+// ---- The fill and the probe, step by step ----------------------------------------------------
+// row_cache.h splits a fill into claim, key, row and publish, and a probe at its first read of the
+// count (probe_as_seen), so that these tests can put between two steps what another CPU would.
+
+// CFA = rsp + cfa_offset, RA at CFA - 8: a plain row.
+sfu_row plain_row(int32_t cfa_offset) {
+  sfu_row r{};
+  r.cfa.kind = SFU_RULE_REGISTER;
+  r.cfa.reg = SFU_X86_64_RSP;
+  r.cfa.offset = cfa_offset;
+  r.ra.kind = SFU_RULE_AT_CFA;
+  r.ra.offset = -8;
+  return r;
+}
+
+uint64_t plain_of(const sfu_row &r) {
+  return sfu::unwind::plain_word(r, SFU_X86_64_RSP, SFU_X86_64_RBP);
+}
+
+// A module the cache knows by its number only (nothing registered): what fills and probes read.
+struct CacheOnlyModule {
+  sfu_module m{};
+  CacheOnlyModule() {
+    m.serial = sfu::unwind::next_registration_serial();
+    m.table.abi = SFU_ABI_AMD64_LE;
+  }
+};
+
+// Two PCs of one set, both ways of it emptied (other tests leave rows behind).
+std::pair<uint64_t, uint64_t> two_pcs_of_one_set(uint64_t from) {
+  using namespace sfu::unwind;
+  uint64_t second = from + 1;
+  while (row_cache_set(second) != row_cache_set(from)) second++;
+  RowCacheEntry *set = row_cache_set_of(from);
+  for (uint32_t w = 0; w < kRowCacheWays; w++) __atomic_store_n(&set[w].serial, 0, __ATOMIC_RELAXED);
+  return {from, second};
+}
+
+// The way of pc's set that holds pc.
+sfu::unwind::RowCacheEntry &entry_of(uint64_t pc) {
+  using namespace sfu::unwind;
+  RowCacheEntry *set = row_cache_set_of(pc);
+  for (uint32_t w = 0; w < kRowCacheWays; w++)
+    if (set[w].pc == pc) return set[w];
+  ADD_FAILURE() << "no way holds 0x" << std::hex << pc;
+  return set[0];
+}
+
+TEST(RowCache, AProbeUsesNothingAFillBegunAfterItReadTheCountWrote) {
+  // CPU 0 probes for pc b and reads the entry's count, even; CPU 1 then starts filling the entry
+  // with b's row and has written the key (b, this registration) but not the row, which is still
+  // a's. CPU 0 reads on: the PC and the number are b's, the row a's. Only the count, read again
+  // after the copy, tells it the row is not b's.
+  using namespace sfu::unwind;
+  CacheOnlyModule mod;
+  auto [a, b] = two_pcs_of_one_set(0x940000);
+  remember_row(mod.m, a, plain_row(16));
+  RowCacheEntry &e = entry_of(a);
+  uint32_t seen = __atomic_load_n(&e.seq, __ATOMIC_ACQUIRE);  // CPU 0's first read
+  ASSERT_EQ(seen % 2, 0u);
+  uint32_t seq;
+  ASSERT_TRUE(fill_claim(e, seq));  // CPU 1
+  fill_key(e, mod.m.serial, b);
+  uint64_t copied = 0;
+  auto copy_plain = [&](const RowCacheEntry &x) { copied = __atomic_load_n(&x.plain, __ATOMIC_RELAXED); };
+  EXPECT_FALSE(probe_as_seen(e, seen, mod.m.serial, b, copy_plain));
+  EXPECT_EQ(copied, plain_of(plain_row(16))) << "the copy held a's row: refused by the count alone";
+  // A probe that begins now sees the count odd: nothing either, and no copy is made.
+  copied = 0;
+  EXPECT_FALSE(probe(e, mod.m.serial, b, copy_plain));
+  EXPECT_EQ(copied, 0u);
+  sfu_row r{};
+  EXPECT_FALSE(cached_row(mod.m, b, r));
+  // CPU 1 ends its fill: b's row, whole. The probe that began before it still takes nothing
+  // (the count moved on), one that begins now takes the row.
+  fill_row(e, plain_row(32), plain_of(plain_row(32)));
+  fill_publish(e, seq);
+  EXPECT_EQ(e.seq, seen + 2);
+  EXPECT_FALSE(probe_as_seen(e, seen, mod.m.serial, b, copy_plain));
+  ASSERT_TRUE(cached_row(mod.m, b, r));
+  EXPECT_EQ(r.cfa.offset, 32);
+  EXPECT_FALSE(cached_row(mod.m, a, r));
+}
+
+TEST(RowCache, OfTwoFillsThatReadTheSameCountOnlyTheFirstToClaimTheEntryWritesIt) {
+  using namespace sfu::unwind;
+  CacheOnlyModule mod;
+  auto [a, b] = two_pcs_of_one_set(0x950000);
+  remember_row(mod.m, a, plain_row(16));
+  RowCacheEntry &e = entry_of(a);
+  uint32_t seen = __atomic_load_n(&e.seq, __ATOMIC_RELAXED);  // fill X (a's row again) reads the count
+  uint32_t seq;
+  ASSERT_TRUE(fill_claim(e, seq));  // fill Y claims the entry and writes b's row
+  EXPECT_EQ(seq, seen);
+  // Y interrupted after its claim: a fill that begins now (an interrupt's walk) claims nothing.
+  uint32_t nested;
+  EXPECT_FALSE(fill_claim(e, nested));
+  EXPECT_EQ(e.seq, seen + 1);
+  fill_key(e, mod.m.serial, b);
+  fill_row(e, plain_row(48), plain_of(plain_row(48)));
+  fill_publish(e, seq);
+  // X claims from the count it read: the entry moved on, X writes nothing.
+  EXPECT_FALSE(fill_claim_as_seen(e, seen));
+  EXPECT_EQ(e.seq, seen + 2);
+  sfu_row r{};
+  ASSERT_TRUE(cached_row(mod.m, b, r));
+  EXPECT_EQ(r.cfa.offset, 48);
 }
 
 }  // namespace
