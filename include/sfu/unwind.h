@@ -36,7 +36,10 @@ struct sfu_module {
   enum sfu_error symbols_error;
   enum sfu_error build_id_error;
   struct sfu_symbols symbols; /* names for backtraces, when symbols_error is SFU_OK */
-  uint32_t serial; /* private: this registration's number, which keys its cached rows */
+  /* Private: this registration's number, which keys its rows in the row cache; 0 once
+   * unregistered. Numbers wrap after 2^64 - 1 registrations: harmless, as sfu_unregister leaves
+   * none of a module's rows in the cache for a later holder of its number to meet. */
+  uint64_t serial;
 };
 
 /* Everything a module can bring. Only `table` is required (as for sfu_register); give NULL and
@@ -75,10 +78,11 @@ enum sfu_error sfu_register_module(struct sfu_module *module, const struct sfu_m
 enum sfu_error sfu_register(struct sfu_module *module, const struct sfu_table_desc *desc,
                             const char *name);
 
-/* Withdraws a table: no walk that starts after this returns will use it. A walk already running
- * on another CPU may still read it, so free the module's memory only after every such walk has
- * ended (for example after the kernel's RCU grace period or an IPI round to all CPUs).
- * Returns SFU_E_NOT_REGISTERED if the module is not registered. */
+/* Withdraws a table: no walk that starts after this returns will use it, nor be served its rows
+ * from the row cache (it empties the module's entries: a scan of CONFIG_SFU_ROW_CACHE entries,
+ * no wait). A walk already running on another CPU may still read it, so free the module's memory
+ * only after every such walk has ended (for example after the kernel's RCU grace period or an
+ * IPI round to all CPUs). Returns SFU_E_NOT_REGISTERED if the module is not registered. */
 enum sfu_error sfu_unregister(struct sfu_module *module);
 
 /* The registered module whose text holds pc, or NULL. Lock-free; safe in any context. */

@@ -97,7 +97,7 @@ sfu_error register_module(sfu_module *module, const sfu_table_desc *table, const
     return SFU_E_TEXT_OVERLAP;
   }
   attach_extras(*module, extras);
-  module->serial = sfu::unwind::next_registration_serial();
+  __atomic_store_n(&module->serial, sfu::unwind::next_registration_serial(), __ATOMIC_RELAXED);
   __atomic_store_n(&g_slots[slot], module, __ATOMIC_RELEASE);
   return SFU_OK;
 }
@@ -117,9 +117,11 @@ extern "C" enum sfu_error sfu_unregister(struct sfu_module *module) {
   if (!module) return SFU_E_NOT_REGISTERED;
   for (unsigned i = 0; i < kSlots; i++) {
     sfu_module *expected = module;
-    // Withdrawn from walks first (the slot shows no module), then its range is cleared and the
-    // slot freed.
+    // Withdrawn from walks first (the slot shows no module), then its rows leave the row cache,
+    // then its range is cleared and the slot freed: no registration of its text is published
+    // before its rows are gone.
     if (sfu::compare_and_swap(&g_slots[i], expected, claimed())) {
+      sfu::unwind::retire_rows(*module);
       release(i);
       return SFU_OK;
     }

@@ -17,7 +17,8 @@ namespace sfu::unwind {
 // found with a shift, not a multiply.
 struct alignas(64) RowCacheEntry {
   uint32_t seq;      // odd while being written
-  uint32_t serial;   // the registration the row came from; 0: empty
+  uint32_t unused;
+  uint64_t serial;   // the registration the row came from (next_registration_serial); 0: empty
   uint64_t pc;
   uint64_t plain;    // the row in plain_word's form, or 0
   uint64_t rule[3];  // CFA, RA, FP as sframe::pack_rule packs them (the row's flags in the CFA's word)
@@ -78,29 +79,36 @@ inline int64_t plain_fp_offset(uint64_t w) { return int16_t(uint16_t(w >> 8)); }
 inline int64_t plain_cfa_offset(uint64_t w) { return int64_t(w << 20) >> 44; }
 inline int64_t plain_ra_offset(uint64_t w) { return int64_t(w) >> 44; }  // from SP or FP
 
+// The serial of module m's registration, which keys its rows in the cache; 0 once it is
+// unregistered (retire_rows), which no entry matches. Read once per walk step or run, atomically:
+// an unregistration on another CPU may write it meanwhile.
+[[gnu::always_inline]] inline uint64_t module_serial(const sfu_module &m) {
+  return __atomic_load_n(&m.serial, __ATOMIC_RELAXED);
+}
+
 // Whether entry e holds the row of registration `serial` (a module's, never 0) for pc, given
 // `seen`, what the entry's count held when the probe began: the count even and unchanged around
 // the copy of the fields, or the copy is not used. Apart from probe() so that tests can make the
 // entry change between that first read and the rest, as a fill on another CPU would.
 template <class Copy>
-[[gnu::always_inline]] inline bool probe_as_seen(const RowCacheEntry &e, uint32_t seen, uint32_t serial, uint64_t pc,
+[[gnu::always_inline]] inline bool probe_as_seen(const RowCacheEntry &e, uint32_t seen, uint64_t serial, uint64_t pc,
                                                  Copy &&copy) {
   // Another PC: a miss needs no consistent copy (the other way is probed next).
   if ((seen & 1) || __atomic_load_n(&e.pc, __ATOMIC_RELAXED) != pc) return false;
-  uint32_t held = __atomic_load_n(&e.serial, __ATOMIC_RELAXED);
+  uint64_t held = __atomic_load_n(&e.serial, __ATOMIC_RELAXED);
   copy(e);
   __atomic_thread_fence(__ATOMIC_ACQUIRE);
   return __atomic_load_n(&e.seq, __ATOMIC_RELAXED) == seen && held == serial;  // PC, row: one fill
 }
 
 template <class Copy>
-[[gnu::always_inline]] inline bool probe(const RowCacheEntry &e, uint32_t serial, uint64_t pc, Copy &&copy) {
+[[gnu::always_inline]] inline bool probe(const RowCacheEntry &e, uint64_t serial, uint64_t pc, Copy &&copy) {
   return probe_as_seen(e, __atomic_load_n(&e.seq, __ATOMIC_ACQUIRE), serial, pc, copy);
 }
 
 // The plain word of pc's row if the first way of its set holds it for registration `serial` (a
 // module's, never 0), else 0. The walk's common path: one way, one word, inline.
-[[gnu::always_inline]] inline uint64_t cached_plain_word(uint32_t serial, uint64_t pc) {
+[[gnu::always_inline]] inline uint64_t cached_plain_word(uint64_t serial, uint64_t pc) {
   if (kRowCacheEntries == 0) return 0;
   uint64_t w = 0;
   bool hit = probe(*row_cache_set_of(pc), serial, pc,
@@ -111,14 +119,15 @@ template <class Copy>
 // Whether the cache holds the row of this registration of module `m` for pc; if so, fills the
 // rules and the flags of *row (what a walk uses), nothing else. Inline: a cached step's probe.
 [[gnu::always_inline]] inline bool cached_row(const sfu_module &m, uint64_t pc, sfu_row &row) {
-  if (kRowCacheEntries == 0 || m.serial == 0) return false;
+  uint64_t serial = module_serial(m);
+  if (kRowCacheEntries == 0 || serial == 0) return false;
   uint64_t w[3];
   auto copy = [&](const RowCacheEntry &e) {
     for (int i = 0; i < 3; i++) w[i] = __atomic_load_n(&e.rule[i], __ATOMIC_RELAXED);
   };
   const RowCacheEntry *set = row_cache_set_of(pc);
   for (uint32_t way = 0; way < kRowCacheWays; way++)
-    if (probe(set[way], m.serial, pc, copy)) {
+    if (probe(set[way], serial, pc, copy)) {
       sframe::unpack_rules(w[0], w[1], w[2], row);
       return true;
     }
@@ -131,7 +140,7 @@ void remember_row(const sfu_module &m, uint64_t pc, const sfu_row &row);
 
 // A fill, in the steps remember_row takes one after the other: claim, key, row, publish. Apart so
 // that tests can put between two steps what another CPU or an interrupt would (a probe, another
-// fill).
+// fill, an unregistration).
 
 // Claims e for a fill given `seen`, what its count held when the fill read it: the count made odd
 // from that even value. False (nothing to do) when it was odd, an interrupted or concurrent fill,
@@ -148,7 +157,7 @@ void remember_row(const sfu_module &m, uint64_t pc, const sfu_row &row);
   return fill_claim_as_seen(e, seq);
 }
 
-[[gnu::always_inline]] inline void fill_key(RowCacheEntry &e, uint32_t serial, uint64_t pc) {
+[[gnu::always_inline]] inline void fill_key(RowCacheEntry &e, uint64_t serial, uint64_t pc) {
   __atomic_store_n(&e.serial, serial, __ATOMIC_RELAXED);
   __atomic_store_n(&e.pc, pc, __ATOMIC_RELAXED);
 }
@@ -160,10 +169,35 @@ void remember_row(const sfu_module &m, uint64_t pc, const sfu_row &row);
   __atomic_store_n(&e.rule[2], sframe::pack_rule(row.fp, 0), __ATOMIC_RELAXED);
 }
 
-// Ends a fill: the count even again, from the odd value the claim made.
-[[gnu::always_inline]] inline void fill_publish(RowCacheEntry &e, uint32_t seq) {
+// A store, then a load of another word, in that order on every CPU (the one place the cache
+// needs it: fill_publish and retire_rows). One CPU (CONFIG_SFU_SMP=n): an interrupt sees this
+// CPU's stores in program order, so the compiler's order is enough.
+[[gnu::always_inline]] inline void store_load_fence() {
+  if constexpr (config::kSmp)
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  else
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+// Ends a fill of module m's row under `serial` (what m's serial was when the fill began): the
+// count even again. If m was unregistered meanwhile, the entry is left empty: retire_rows on the
+// unregistering CPU may have scanned the cache before this fill's key was there to see. Either
+// that scan sees the key, or this load sees the serial retire_rows cleared (each side stores,
+// fences, then loads what the other stores), so no unregistered module's row outlives its
+// unregistration, whatever walk was filling one.
+[[gnu::always_inline]] inline void fill_publish(RowCacheEntry &e, uint32_t seq, const sfu_module &m, uint64_t serial) {
+  store_load_fence();
+  if (module_serial(m) != serial) __atomic_store_n(&e.serial, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&e.seq, seq + 2, __ATOMIC_RELEASE);
 }
+
+// At unregistration, after the module was withdrawn from walks and before its text can be
+// registered again: sets m's serial to 0 (its walks still running find and keep nothing more)
+// and empties every entry that holds a row of it, and fills that finish later empty theirs
+// (fill_publish). So an unregistered module's rows are never served again, even when the counter
+// wraps and gives its number to another registration. Takes time in the cache's size, in normal
+// context.
+void retire_rows(sfu_module &m);
 
 // The row of registered module `m` that covers pc (which lies in its text) when the cache does
 // not hold it (cached_row), as sfu_table_find finds it: from the block index, else searched; a
@@ -182,7 +216,21 @@ void remember_row(const sfu_module &m, uint64_t pc, const sfu_row &row);
   return e;
 }
 
-// A number for a new registration (never 0, which marks an empty cache entry).
-uint32_t next_registration_serial();
+// A number for a new registration (never 0, which marks an empty cache entry). A number comes
+// back after 2^64 - 1 registrations, when the counter wraps; retire_rows has left no row of its
+// last holder in the cache by then, so the new holder meets none. 64 bits, not 32, for a walk
+// running on a module as it is unregistered: a run of plain steps under way (walker.cpp,
+// plain_run) goes on probing with the number it read, and would be served the rows of a module
+// registered at the same text under the same number. With 32 bits that takes a module that stayed
+// registered through 2^32 - 1 others, unregistered just as the counter comes round to its number,
+// during such a run (rare, but a long run of loading and unloading modules gets there); with 64,
+// centuries of registrations.
+uint64_t next_registration_serial();
+
+#ifdef SFU_HOSTED
+// Tests only (the host build): sets the number the last registration took, so that a test
+// reaches the wrap without 2^64 registrations.
+void set_last_registration_serial(uint64_t serial);
+#endif
 
 }  // namespace sfu::unwind

@@ -419,8 +419,7 @@ template <class Arch>
 template <class Arch>
 [[gnu::noinline]] size_t plain_run(sfu_cursor &c, uint64_t *pcs, size_t n, size_t max) {
   const sfu_module *m = c.module;
-  if (n >= max || c.stop != SFU_STOP_NONE || !m || c.frames >= c.max_frames || !c.fp_known || m->serial == 0)
-    return n;
+  if (n >= max || c.stop != SFU_STOP_NONE || !m || c.frames >= c.max_frames || !c.fp_known) return n;
   // A plain word names SP and FP by the table's ABI (remember_row): a host build may walk a table
   // as another ABI's, whose registers those numbers are not.
   if (m->table.abi != c.abi) return n;
@@ -434,7 +433,8 @@ template <class Arch>
   // The current SP is on the stack the walk is on (a step commits no other), so an address from
   // it up to the stack's top is on it too.
   const uint64_t hi = walk_stack(c).hi;
-  const uint32_t serial = m->serial;
+  const uint64_t serial = module_serial(*m);  // 0: unregistered since the walk found it, no rows kept
+  if (serial == 0) return n;
   const uint64_t text_start = m->table.text_start, text_size = m->table.text_end - text_start;
   uint64_t lookup = c.exact_pc ? c.pc : c.pc - 1;
   if (lookup - text_start >= text_size || hi < 8) return n;

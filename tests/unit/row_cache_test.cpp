@@ -62,14 +62,58 @@ TEST(RowCache, AModuleRegisteredAgainWithAnotherTableIsNotServedItsOldRows) {
   EXPECT_EQ(w.stop, SFU_STOP_END);
 }
 
-TEST(RowCache, WalksOnSeveralThreadsGetTheRowOfTheModuleTheyFound) {
-  // Modules take turns holding the same text, every other one with the other rule for the same
-  // PC; walks on two threads fill and read the same cache entry meanwhile. A walk whose first
-  // frame names a module must find the caller that module's rule finds: a row served across
-  // registrations gives the other caller (without the registration in the key, about a third of
-  // the walks do). An entry read while another thread writes it would too, but that window is a
-  // few stores wide: this test seldom opens it (the tests of the fill and the probe step by step,
-  // below, open it deterministically).
+// Another module's text, for a registration that only moves the serial counter on.
+constexpr uint64_t kElsewhere = 0x520000;
+
+// Registers and unregisters a module elsewhere: the counter's next number is used up.
+void use_up_a_serial() {
+  Registered other(table_spec(3, SFU_ABI_AMD64_LE, {fde_spec(kElsewhere, 0x100, {{0, {}}})}), kElsewhere,
+                   kElsewhere + 0x100, "other");
+  ASSERT_EQ(other.error(), SFU_OK);
+}
+
+TEST(RowCache, ASerialGivenAgainAfterTheCounterWrapsMeetsNoRowOfItsLastHolder) {
+  using namespace sfu::unwind;
+  Registered outer(outer_table(), kOuter, kOuter + 0x100, "outer");
+  FakeMemory mem(false);
+  put_both_return_addresses(mem);
+  // The first table registered as number 1, its row for the first frame's PC cached by a walk.
+  set_last_registration_serial(0);
+  std::optional<Registered> module;
+  module.emplace(function_table(16), kFunction, kFunction + 0x100, "first");
+  ASSERT_EQ(module->module().serial, 1u);
+  for (int i = 0; i < 2; i++) {
+    Walked w = walk(start(), mem.config(SFU_ABI_AMD64_LE));
+    EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{kFunction + 0x10, kOuter + 0x10}));
+  }
+  module.reset();
+  // 2^64 - 1 registrations later (the counter set to its last two numbers, one used up), the
+  // second table at the same text is number 1 again: it must walk by its own row.
+  set_last_registration_serial(~uint64_t(0) - 1);
+  use_up_a_serial();
+  module.emplace(function_table(32), kFunction, kFunction + 0x100, "second");
+  ASSERT_EQ(module->module().serial, 1u);
+  for (int i = 0; i < 2; i++) {
+    Walked w = walk(start(), mem.config(SFU_ABI_AMD64_LE));
+    EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{kFunction + 0x10, kOuter + 0x20})) << "walk " << i;
+    EXPECT_EQ(w.stop, SFU_STOP_END);
+  }
+}
+
+// Modules take turns holding the same text, every other one with the other rule for the same
+// PC; walks on two threads fill and read the same cache entry meanwhile. A walk whose first frame
+// names a module must find the caller that module's rule finds: a row served across registrations
+// gives the other caller (without the registration in the key, about a third of the walks do).
+// An entry read while another thread writes it would too, but that window is a few stores wide:
+// this test seldom opens it (the tests of the fill and the probe step by step, below, open it
+// deterministically). With one_number, every registration is given number 1, as if the counter
+// wrapped at each: only the unregistration's emptying of the cache (and of the fills still under
+// way, fill_publish) keeps the rows apart. Then only the walks during which no module came or went
+// are checked: a walk still running on a module as it goes probes with its number, and may take
+// the rows of the next one under the same number (with real numbers, 64 bits, that takes 2^64
+// registrations; and a kernel gives a module's text to another only after its walks ended). The
+// rows such a walk leaves behind are what the walks checked must not be served.
+void walks_while_modules_take_turns(bool one_number) {
   Registered outer(outer_table(), kOuter, kOuter + 0x100, "outer");
   TableSpec specs[2] = {function_table(16), function_table(32)};
   std::vector<uint8_t> bytes[2] = {build_section(specs[0]), build_section(specs[1])};
@@ -99,15 +143,18 @@ TEST(RowCache, WalksOnSeveralThreadsGetTheRowOfTheModuleTheyFound) {
   auto walker = [&](int self) {
     sfu_regs regs = start();
     while (!stop.load()) {
-      walking[self] = epoch.load();
+      long began = epoch.load();
+      walking[self] = began;
       sfu_cursor c;
       sfu_frame f0, f1;
       sfu_walk_start(&c, &regs, &config);
       if (sfu_walk_next(&c, &f0) && f0.module) {  // else between two registrations
         int rule = int(f0.module - modules) % 2;
         bool ok = sfu_walk_next(&c, &f1) && f1.pc == (rule == 0 ? kOuter + 0x10 : kOuter + 0x20);
-        checked++;
-        if (!ok) wrong++;
+        if (!one_number || epoch.load() == began) {
+          checked++;
+          if (!ok) wrong++;
+        }
       }
       walking[self] = -1;
     }
@@ -121,8 +168,12 @@ TEST(RowCache, WalksOnSeveralThreadsGetTheRowOfTheModuleTheyFound) {
   };
   std::vector<std::thread> threads;
   for (int t = 0; t < kWalkers; t++) threads.emplace_back(walker, t);
+  auto register_module = [&](int i) {
+    if (one_number) sfu::unwind::set_last_registration_serial(0);
+    return sfu_register(&modules[i], &descs[i], "m");
+  };
   int current = 0;
-  ASSERT_EQ(sfu_register(&modules[current], &descs[current], "m"), SFU_OK);
+  ASSERT_EQ(register_module(current), SFU_OK);
   long rounds = 0;
   // Bounded, so a walker that never runs fails the test instead of hanging it.
   for (; (rounds < 2000 || checked.load() < 20000) && rounds < 2000000; rounds++) {
@@ -130,7 +181,10 @@ TEST(RowCache, WalksOnSeveralThreadsGetTheRowOfTheModuleTheyFound) {
     while (!grace_passed(next)) std::this_thread::yield();
     sfu_unregister(&modules[current]);
     unregistered_at[current] = ++epoch;
-    ASSERT_EQ(sfu_register(&modules[next], &descs[next], "m"), SFU_OK);
+    ASSERT_EQ(register_module(next), SFU_OK);
+    if (one_number) {
+      ASSERT_EQ(modules[next].serial, 1u);
+    }
     current = next;
   }
   stop = true;
@@ -138,6 +192,12 @@ TEST(RowCache, WalksOnSeveralThreadsGetTheRowOfTheModuleTheyFound) {
   sfu_unregister(&modules[current]);
   EXPECT_GE(checked.load(), 20000);
   EXPECT_EQ(wrong.load(), 0);
+}
+
+TEST(RowCache, WalksOnSeveralThreadsGetTheRowOfTheModuleTheyFound) { walks_while_modules_take_turns(false); }
+
+TEST(RowCache, WalksOnSeveralThreadsGetTheRowOfTheModuleTheyFoundWhenEveryRegistrationHasOneNumber) {
+  walks_while_modules_take_turns(true);
 }
 
 TEST(RowCache, TwoPcsOfOneSetKeepBothRowsAThirdReplacesTheOlder) {
@@ -248,7 +308,7 @@ TEST(RowCache, AProbeUsesNothingAFillBegunAfterItReadTheCountWrote) {
   // CPU 1 ends its fill: b's row, whole. The probe that began before it still takes nothing
   // (the count moved on), one that begins now takes the row.
   fill_row(e, plain_row(32), plain_of(plain_row(32)));
-  fill_publish(e, seq);
+  fill_publish(e, seq, mod.m, mod.m.serial);
   EXPECT_EQ(e.seq, seen + 2);
   EXPECT_FALSE(probe_as_seen(e, seen, mod.m.serial, b, copy_plain));
   ASSERT_TRUE(cached_row(mod.m, b, r));
@@ -272,7 +332,7 @@ TEST(RowCache, OfTwoFillsThatReadTheSameCountOnlyTheFirstToClaimTheEntryWritesIt
   EXPECT_EQ(e.seq, seen + 1);
   fill_key(e, mod.m.serial, b);
   fill_row(e, plain_row(48), plain_of(plain_row(48)));
-  fill_publish(e, seq);
+  fill_publish(e, seq, mod.m, mod.m.serial);
   // X claims from the count it read: the entry moved on, X writes nothing.
   EXPECT_FALSE(fill_claim_as_seen(e, seen));
   EXPECT_EQ(e.seq, seen + 2);
@@ -280,5 +340,75 @@ TEST(RowCache, OfTwoFillsThatReadTheSameCountOnlyTheFirstToClaimTheEntryWritesIt
   ASSERT_TRUE(cached_row(mod.m, b, r));
   EXPECT_EQ(r.cfa.offset, 48);
 }
+
+// The point of a fill at which the fill's module is unregistered on another CPU.
+enum class UnregisteredAt { kBeforeClaim, kAfterClaim, kAfterKey, kAfterRow, kAfterPublish };
+
+class RowCacheFillDuringUnregistration : public ::testing::TestWithParam<UnregisteredAt> {};
+
+TEST_P(RowCacheFillDuringUnregistration, LeavesNoRowForTheNextHolderOfItsNumber) {
+  // A walk that began before its module's unregistration may still fill an entry with the
+  // module's row, at any point of the unregistration. Whatever the point, the entry must not keep
+  // the row: after the counter wraps, the same number goes to another table at the same text,
+  // whose walk would take it.
+  using namespace sfu::unwind;
+  Registered outer(outer_table(), kOuter, kOuter + 0x100, "outer");
+  FakeMemory mem(false);
+  put_both_return_addresses(mem);
+  std::vector<uint8_t> first_bytes = build_section(function_table(16));
+  sfu_table_desc first_desc{};
+  first_desc.section = first_bytes.data();
+  first_desc.size = first_bytes.size();
+  first_desc.section_addr = function_table(16).section_addr;
+  first_desc.text_start = kFunction;
+  first_desc.text_end = kFunction + 0x100;
+  sfu_module first{};  // outlives its unregistration, as the freeing rule keeps it for the walk
+  set_last_registration_serial(0);
+  ASSERT_EQ(sfu_register(&first, &first_desc, "first"), SFU_OK);
+  ASSERT_EQ(first.serial, 1u);
+  // The walk's fill for its first frame's PC, in the way the plain steps read.
+  const uint64_t pc = kFunction + 0x10;
+  sfu_row row;
+  ASSERT_EQ(sfu_table_find(&first.table, pc, &row), SFU_OK);
+  RowCacheEntry &e = row_cache_set_of(pc)[0];
+  const uint64_t serial = module_serial(first);  // the walk read the number
+  const UnregisteredAt at = GetParam();
+  auto unregister_here = [&](UnregisteredAt point) {
+    if (point == at) {
+      EXPECT_EQ(sfu_unregister(&first), SFU_OK);
+    }
+  };
+  unregister_here(UnregisteredAt::kBeforeClaim);
+  uint32_t seq;
+  ASSERT_TRUE(fill_claim(e, seq));
+  unregister_here(UnregisteredAt::kAfterClaim);
+  fill_key(e, serial, pc);
+  unregister_here(UnregisteredAt::kAfterKey);
+  fill_row(e, row, plain_of(row));
+  unregister_here(UnregisteredAt::kAfterRow);
+  fill_publish(e, seq, first, serial);
+  unregister_here(UnregisteredAt::kAfterPublish);
+  EXPECT_EQ(first.serial, 0u);
+  EXPECT_EQ(e.serial, 0u) << "the entry still holds the unregistered module's row";
+  // The counter wraps; number 1 goes to another table at the same text.
+  set_last_registration_serial(~uint64_t(0) - 1);
+  use_up_a_serial();
+  Registered second(function_table(32), kFunction, kFunction + 0x100, "second");
+  ASSERT_EQ(second.error(), SFU_OK);
+  ASSERT_EQ(second.module().serial, 1u);
+  Walked w = walk(start(), mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{kFunction + 0x10, kOuter + 0x20}));
+}
+
+std::string point_name(const ::testing::TestParamInfo<UnregisteredAt> &info) {
+  static const char *const kNames[] = {"BeforeClaim", "AfterClaim", "AfterKey", "AfterRow", "AfterPublish"};
+  return kNames[int(info.param)];
+}
+
+INSTANTIATE_TEST_SUITE_P(EachPoint, RowCacheFillDuringUnregistration,
+                         ::testing::Values(UnregisteredAt::kBeforeClaim, UnregisteredAt::kAfterClaim,
+                                           UnregisteredAt::kAfterKey, UnregisteredAt::kAfterRow,
+                                           UnregisteredAt::kAfterPublish),
+                         point_name);
 
 }  // namespace
