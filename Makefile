@@ -3,7 +3,8 @@
 #   make host                         the same core for the host (PIC): build/host/libsfu.a
 #   make tools                        build/tools/sfu
 #   make check                        every test suite; ends with "N passed, M failed"
-#   make fuzz [FUZZ_SECONDS=N]        both libFuzzer targets (fuzz_sframe, fuzz_walk), each N seconds
+#   make fuzz [FUZZ_SECONDS=N]        the libFuzzer targets (fuzz_sframe, fuzz_walk, fuzz_walk_unvalidated),
+#                                     each N seconds
 #   make defconfig | menuconfig | olddefconfig
 #   make lib ... SFU_INSTALL_DEPS=no  as sfu.mk asks: nothing installed (the default installs)
 # Every target first installs missing Debian packages (scripts/install-deps.sh), unless

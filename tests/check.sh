@@ -72,11 +72,14 @@ run_suite adoption bash tests/adoption/check.sh "$BUILD"
 run_suite addr2line bash tests/addr2line/check.sh "$BUILD/tools/sfu" "$BUILD/check/addr2line" "$BUILD/qemu"
 run_suite breakpad bash tests/breakpad/check.sh "$BUILD/tools/sfu" "$BUILD/tests/sym_cfi_equal" "$BUILD/check/breakpad" \
   "$BUILD/qemu" "$BUILD/oracles/breakpad"
-# Both fuzz targets in FUZZ_CHECK_SECONDS: two thirds for the decoder's, the rest for the walker's.
+# The fuzz targets in FUZZ_CHECK_SECONDS: two thirds for the decoder's, the rest for the walker's,
+# half of it over tables registered without validation (fuzz_walk_unvalidated).
 fuzz_sframe_seconds=$((FUZZ_CHECK_SECONDS * 2 / 3 > 0 ? FUZZ_CHECK_SECONDS * 2 / 3 : 1))
-fuzz_walk_seconds=$((FUZZ_CHECK_SECONDS - fuzz_sframe_seconds > 0 ? FUZZ_CHECK_SECONDS - fuzz_sframe_seconds : 1))
+fuzz_walk_seconds=$(((FUZZ_CHECK_SECONDS - fuzz_sframe_seconds) / 2 > 0 ? (FUZZ_CHECK_SECONDS - fuzz_sframe_seconds) / 2 : 1))
+fuzz_unvalidated_seconds=$((FUZZ_CHECK_SECONDS - fuzz_sframe_seconds - fuzz_walk_seconds > 0 ?
+  FUZZ_CHECK_SECONDS - fuzz_sframe_seconds - fuzz_walk_seconds : 1))
 run_suite fuzz bash tests/fuzz/run.sh "$BUILD/fuzz/fuzz_sframe" "$fuzz_sframe_seconds" "$SFU_CORPUS" \
-  "$BUILD/fuzz/fuzz_walk" "$fuzz_walk_seconds"
+  "$BUILD/fuzz/fuzz_walk" "$fuzz_walk_seconds" "$BUILD/fuzz/fuzz_walk_unvalidated" "$fuzz_unvalidated_seconds"
 
 echo "$total_pass passed, $total_fail failed"
 [[ $total_fail -eq 0 ]]

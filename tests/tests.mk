@@ -33,9 +33,10 @@
 #   addr2line     tests/addr2line/check.sh: sfu symbolize against binutils' addr2line (kernels, googletest)
 #   breakpad      tests/breakpad/check.sh: sfu breakpad against Breakpad's dump_syms, minidumps and
 #                 sfu stackwalk against its stackwalkers (the oracle built once into build/oracles/breakpad)
-#   fuzz          the two libFuzzer targets under ASan + UBSan, in FUZZ_CHECK_SECONDS together (2/3, 1/3):
+#   fuzz          the libFuzzer targets under ASan + UBSan, in FUZZ_CHECK_SECONDS together (2/3, 1/6, 1/6):
 #                 fuzz_sframe (SFrame sections, crash records and logs, symbol tables, DWARF, Breakpad
-#                 .sym files and microdumps) and fuzz_walk (the walker: tables, stacks, registers, traps)
+#                 .sym files and microdumps), fuzz_walk (the walker: tables, stacks, registers, traps)
+#                 and fuzz_walk_unvalidated (the same walker target, tables registered without validation)
 #
 # Shared test code lives in tests/support/ and is linked into every host test binary.
 
@@ -91,6 +92,18 @@ $(FUZZ_DIR)/fuzz_walk: $(FUZZ_WALK_SRCS) $(FUZZ_HDRS) $(CORE_HDRS) $(CONFIG_H) |
 	@mkdir -p $(@D)
 	$(CLANGXX) -std=c++20 -O1 -g -I. -Iinclude -Isrc -Iarch -Itests -I$(BUILD)/config -DSFU_HOSTED=1 $(FUZZ_SAN) \
 		-o $@ $(FUZZ_WALK_SRCS)
+
+# The same target over tables registered without validation: the core and the target built with
+# tests/fuzz/unvalidated.config (CONFIG_SFU_VALIDATE_ON_REGISTER=n), its own config header.
+FUZZ_UNVALIDATED_CONFIG_H := $(FUZZ_DIR)/unvalidated/config/sfu_autoconf.h
+$(FUZZ_UNVALIDATED_CONFIG_H): Kconfig scripts/kconfig.py tests/fuzz/unvalidated.config | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(PYTHON) scripts/kconfig.py header Kconfig tests/fuzz/unvalidated.config $@
+$(FUZZ_DIR)/fuzz_walk_unvalidated: $(FUZZ_WALK_SRCS) $(FUZZ_HDRS) $(CORE_HDRS) $(FUZZ_UNVALIDATED_CONFIG_H) \
+		| $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CLANGXX) -std=c++20 -O1 -g -I. -Iinclude -Isrc -Iarch -Itests -I$(FUZZ_DIR)/unvalidated/config -DSFU_HOSTED=1 \
+		$(FUZZ_SAN) -o $@ $(FUZZ_WALK_SRCS)
 
 # The core again, built with a second configuration (tests/variant/minimal.config).
 VARIANT_DIR := $(BUILD)/variant-minimal
@@ -195,18 +208,20 @@ $(BUILD)/tests/sym_cfi_equal: tests/breakpad/sym_cfi_equal.cpp $(TOOLS_LIB_OBJS)
 
 .PHONY: unit-tests fuzz-build
 unit-tests: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests $(BUILD)/tests/target_tests $(BUILD)/tests/direct_tests
-fuzz-build: $(FUZZ_DIR)/fuzz_sframe $(FUZZ_DIR)/fuzz_walk
+FUZZ_TARGETS := $(FUZZ_DIR)/fuzz_sframe $(FUZZ_DIR)/fuzz_walk $(FUZZ_DIR)/fuzz_walk_unvalidated
+fuzz-build: $(FUZZ_TARGETS)
 
-# Both targets, each for FUZZ_SECONDS.
-fuzz: $(FUZZ_DIR)/fuzz_sframe $(FUZZ_DIR)/fuzz_walk
-	bash tests/fuzz/run.sh $(FUZZ_DIR)/fuzz_sframe $(FUZZ_SECONDS) $(SFU_CORPUS) $(FUZZ_DIR)/fuzz_walk $(FUZZ_SECONDS)
+# Every target, each for FUZZ_SECONDS.
+fuzz: $(FUZZ_TARGETS)
+	bash tests/fuzz/run.sh $(FUZZ_DIR)/fuzz_sframe $(FUZZ_SECONDS) $(SFU_CORPUS) $(FUZZ_DIR)/fuzz_walk $(FUZZ_SECONDS) \
+		$(FUZZ_DIR)/fuzz_walk_unvalidated $(FUZZ_SECONDS)
 
 check: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests $(BUILD)/tests/target_tests $(BUILD)/tests/direct_tests \
 		$(BUILD)/tests/linked_image \
 		$(BUILD)/tests/reserve_image_gcc $(BUILD)/tests/reserve_image_clang $(BUILD)/tests/symbols_image_gas \
 		$(BUILD)/tests/crash_program $(BUILD)/tests/crash_program_pie $(PIE_CHECK_DEPS) \
 		gen-corpus qemu-kernels \
-		$(BUILD)/tests/x86_walk_tests $(FUZZ_DIR)/fuzz_sframe $(FUZZ_DIR)/fuzz_walk tools $(BUILD)/tests/sym_cfi_equal
+		$(BUILD)/tests/x86_walk_tests $(FUZZ_TARGETS) tools $(BUILD)/tests/sym_cfi_equal
 	@$(MAKE) --no-print-directory ARCH=x86_64 lib
 	@$(MAKE) --no-print-directory ARCH=arm64 lib
 	@$(MAKE) --no-print-directory ARCH=s390x lib

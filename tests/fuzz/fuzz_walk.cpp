@@ -23,9 +23,12 @@
 //            the input's bytes (else random from a seed, in its own ABI unless bit 3 asks the
 //            walk to use bits 0-1 anyway); bit 4 capture into a small area (frames cut short);
 //            bit 5 fill stack words the input does not give with plausible words (else 0); bit 6
-//            register the table with a block index (when its text needs at most 1 MiB of one)
-//   table    random: a seed (8 bytes). bytes: section length (2), section address (8), text
-//            start as a signed distance from it (4), text length (4), then the section
+//            register the table with a block index (when its text needs at most 1 MiB of one);
+//            bit 7 damage the random table (a valid one) with the edits that follow its seed
+//   table    random: a seed (8 bytes), then with bit 7 a count of edits (1; 1 + n % 16) and per
+//            edit an offset (2; modulo the section's size) and a byte to exclusive-or there (1; 0
+//            flips every bit). bytes: section length (2), section address (8), text start as a
+//            signed distance from it (4), text length (4), then the section
 //   stacks   count (1; 1 + n % 3), then per stack kind (1), size in words (2; 1 + n % 512), gap
 //            after it in pages (1; n % 3)
 //   config   frame cap (1; 1 + n % 64), arm64 address size (1: < 0x80 none, < 0xf0 36..52,
@@ -36,6 +39,11 @@
 //   regs     PC (tagged word), valid mask (4), a tagged word per valid register, SP placement
 //            (1: n % 16 != 0 puts the SP on stack (n >> 4) at the offset in 2 more bytes)
 //   memory   the rest: tagged words for the stacks, innermost first, lowest address first
+// Built twice: fuzz_walk in the default configuration, and fuzz_walk_unvalidated with
+// CONFIG_SFU_VALIDATE_ON_REGISTER=n (tests/fuzz/unvalidated.config), where a table registers once
+// its header and sub-section bounds are checked: walks then meet functions and rows validation
+// would refuse (from the input's bytes, or a random table damaged by bit 7), and every breach
+// above holds for them too.
 // tests/fuzz/walk-seeds/ holds seeds in this layout. FUZZ_WALK_PRINT=1 in the environment prints
 // each input's backtrace (fuzz_walk FILE... runs just those inputs).
 #include <stdint.h>
@@ -243,6 +251,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     rng = Rng(seed);
     GenTable gen = generate(rng);
     section = encode(gen, rng);
+    if (flags & 0x80) {
+      // A valid table, damaged: what a build that validates refuses (most of the time) and one
+      // that does not (fuzz_walk_unvalidated, CONFIG_SFU_VALIDATE_ON_REGISTER=n) walks.
+      unsigned edits = 1 + unsigned(in.take(1) % 16);
+      for (unsigned i = 0; i < edits; i++) {
+        size_t at = size_t(in.take(2));
+        uint8_t x = uint8_t(in.take(1));
+        if (!section.empty()) section[at % section.size()] ^= x ? x : 0xff;
+      }
+    }
     if (!(flags & 8)) abi = gen.abi;
     desc.section_addr = gen.sec_addr;
     desc.text_start = ~0ull;

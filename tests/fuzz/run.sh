@@ -6,7 +6,8 @@
 # DWARF, Breakpad .sym files and microdumps); its seeds go to seeds/ next to the binary (rebuilt
 # every run), the inputs libFuzzer finds to corpus/ (kept between runs), a crashing input to
 # crash-* next to the binary. fuzz_walk (the walker) is seeded from tests/fuzz/walk-seeds, with
-# walk-seeds/, walk-corpus/ and walk-crash-* instead.
+# walk-seeds/, walk-corpus/ and walk-crash-* instead; fuzz_walk_unvalidated (the same target built
+# without validation at registration) too, with walk-unvalidated-seeds/, -corpus/ and -crash-*.
 # The last line is "fuzz: P passed, F failed", one count per target; the exit status is 0 only
 # when every target passed.
 set -u
@@ -92,12 +93,16 @@ run_target() {
   fi
   dir=$(cd "$(dirname "$bin")" && pwd)
   name=$(basename "$bin")
-  if [ "$name" = fuzz_walk ]; then prefix=walk-; else prefix=; fi
+  case $name in
+    fuzz_walk) prefix=walk- ;;
+    fuzz_walk_unvalidated) prefix=walk-unvalidated- ;;
+    *) prefix= ;;
+  esac
   seeds=$dir/${prefix}seeds
   found=$dir/${prefix}corpus
   rm -rf "$seeds"
   mkdir -p "$seeds" "$found"
-  if [ "$name" = fuzz_walk ]; then
+  if [ -n "$prefix" ]; then
     cp "$fuzz_dir"/walk-seeds/*.seed "$seeds/" || return 1
   else
     sframe_seeds "$seeds" || return 1
