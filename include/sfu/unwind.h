@@ -166,13 +166,16 @@ struct sfu_trap_entry {
 /* Why a walk stopped. One line each; sfu_stop_name gives the short name. */
 #define SFU_STOPS(X)                                                                          \
   X(SFU_STOP_NONE, "not-stopped")                      /* the walk can go on */               \
-  X(SFU_STOP_END, "end-of-stack")                      /* clean: outermost row, RA 0 at a   */ \
-                                                       /* stack's top, FP 0 (fallback); or  */ \
+  X(SFU_STOP_END, "end-of-stack")                      /* clean: outermost row; RA 0, or    */ \
+                                                       /* FP/back chain 0 (fallback), at a  */ \
+                                                       /* stack's top (docs/errors.md); or  */ \
                                                        /* after a frame in no known text    */ \
                                                        /* (shown, unreliable)               */ \
   X(SFU_STOP_BAD_START, "bad-start")                   /* no SP, SP in no stack, unknown ABI, */ \
                                                        /* arm64_va_bits not 0 or 36..52     */ \
   X(SFU_STOP_NO_UNWIND_INFO, "no-unwind-info")         /* known text, no row, no fallback */  \
+                                                       /* (or FP/back chain 0 away from a   */ \
+                                                       /* stack's top: no frame to follow)  */ \
   X(SFU_STOP_TABLE_ERROR, "table-error")               /* the row could not be decoded */     \
   X(SFU_STOP_CFA_OUTSIDE_STACK, "cfa-outside-stacks")  /* CFA in no declared stack */         \
   X(SFU_STOP_WRONG_DIRECTION, "stack-going-wrong-way") /* CFA did not rise */                 \
@@ -183,7 +186,8 @@ struct sfu_trap_entry {
   X(SFU_STOP_RA_NOT_RECOVERABLE, "ra-not-recoverable") /* a register rule below the top */    \
   X(SFU_STOP_REGISTER_UNKNOWN, "register-unknown")     /* rule needs a register not known */ \
   X(SFU_STOP_ZERO_RETURN_ADDRESS, "zero-return-address") /* RA 0 away from a stack's top: */ \
-                                                       /* a saved RA was overwritten        */
+                                                       /* a saved RA was overwritten (any   */ \
+                                                       /* step: row, frame record, chain)   */
 
 enum sfu_stop {
 #define SFU_STOP_ENUM(name, text) name,

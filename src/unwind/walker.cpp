@@ -203,14 +203,27 @@ sfu_stop from_row(const Walk<Arch> &w, const sfu_row &row, Caller &out, int &sta
   return SFU_STOP_NONE;
 }
 
+// Where a stack ends: a CFA within kOutermostCfaSlack bytes of the top of its declared stack,
+// the outermost frame's own few slots (kernels push a zero return address or a zero frame record
+// there before their first call, or start with SP at the top).
+constexpr uint64_t kOutermostCfaSlack = 32;
+
+inline bool at_stack_top(const sfu_stack &s, uint64_t cfa) { return cfa + kOutermostCfaSlack >= s.hi; }
+
 // Where no row covers the PC: one frame-record (x86_64, arm64) or back-chain (s390x) step, if
 // configured. The frame is found, but not proven: the walk is marked unreliable from here on.
+// The ABIs' end mark (FP 0, back chain 0) is a register or stack value like any other: it ends
+// the walk cleanly only in a frame where a stack ends (its lowest possible CFA, SP on x86_64 and
+// arm64, SP + 160 on s390x, at the top as at_stack_top says). Anywhere else the code no row
+// covers keeps no frame record (FP or back chain used for something else, or cleared by entry
+// code with frames above): the walk cannot go on, and says so (no-unwind-info).
 template <class Arch>
 sfu_stop fallback(const Walk<Arch> &w, Caller &out, int &stack) {
+  const bool top = at_stack_top(walk_stack(w.c), w.c.sp - uint64_t(Arch::kSpFromCfa));
   if constexpr (Arch::kFrameRecords) {
     uint64_t fp = w.c.fp;
     if (!config::kFpFallback || !w.c.fp_known) return SFU_STOP_NO_UNWIND_INFO;
-    if (fp == 0) return SFU_STOP_END;  // no frame record: the outermost frame (the ABIs' mark)
+    if (fp == 0) return top ? SFU_STOP_END : SFU_STOP_NO_UNWIND_INFO;  // no frame record
     // The caller's SP is just above the record: exact on x86_64 (push %rbp; mov %rsp, %rbp), a
     // lower bound on arm64 where the record may sit below the rest of the frame. Either way the
     // frame is marked unreliable.
@@ -224,7 +237,7 @@ sfu_stop fallback(const Walk<Arch> &w, Caller &out, int &stack) {
     if (!config::kBackChainFallback) return SFU_STOP_NO_UNWIND_INFO;
     uint64_t sp = w.c.sp, chain;
     if (sfu_stop s = w.read(sp, chain)) return s;
-    if (chain == 0) return SFU_STOP_END;  // the outermost frame's back chain is 0
+    if (chain == 0) return top ? SFU_STOP_END : SFU_STOP_NO_UNWIND_INFO;  // no caller's frame
     out.cfa = chain - uint64_t(Arch::kSpFromCfa);
     if (sfu_stop s = check_cfa<Arch>(w.c, out.cfa, stack)) return s;
     if (sfu_stop s = w.read(chain + Arch::kSaveAreaRa, out.ra)) return s;
@@ -236,16 +249,12 @@ sfu_stop fallback(const Walk<Arch> &w, Caller &out, int &stack) {
 }
 
 // A return address of 0 ends a walk cleanly only where a stack ends: the caller's CFA at the top
-// of its declared stack (within the outermost frame's own few slots: kernels push a zero return
-// address there before their first call), or, after a frame-record step, a record of zeros (the
-// final frame record of AAPCS64, a zero saved RBP on x86_64). Anywhere else a saved return
-// address was overwritten: the stack is damaged and the trace stops unreliable.
-constexpr uint64_t kOutermostCfaSlack = 32;
-
+// of its declared stack (at_stack_top), however the step found it (a row, a frame record, whose
+// CFA is the record's end, a back chain, a link register). Anywhere else a saved return address
+// was overwritten: the stack is damaged and the trace stops unreliable. (A frame record of zeros,
+// AAPCS64's final record, is no exception: away from the top it is a damaged stack too.)
 sfu_stop zero_return_address(const sfu_walk_config &c, const Caller &caller, int stack) {
-  if (caller.source == SFU_SOURCE_FRAME_POINTER && caller.fp == 0) return SFU_STOP_END;
-  uint64_t top = c.stacks[stack].hi;
-  return caller.cfa + kOutermostCfaSlack >= top ? SFU_STOP_END : SFU_STOP_ZERO_RETURN_ADDRESS;
+  return at_stack_top(c.stacks[stack], caller.cfa) ? SFU_STOP_END : SFU_STOP_ZERO_RETURN_ADDRESS;
 }
 
 const sfu_trap_entry *trap_for(const sfu_walk_config &c, uint64_t pc) {

@@ -18,6 +18,14 @@ namespace {
 
 void expect_clean(const FakeMemory &m) { EXPECT_TRUE(m.stray_reads().empty()) << "read outside the stacks"; }
 
+// Whether every frame of the walk is vouched for: with end-of-stack, what makes the printed stop
+// line say "(reliable)" (sfu/print.h).
+bool all_reliable(const Walked &w) {
+  for (const sfu_frame &f : w.frames)
+    if (!f.reliable) return false;
+  return !w.frames.empty();
+}
+
 // ---- x86_64 -----------------------------------------------------------------------------------
 
 TEST(WalkX86_64, TableFramesToTheOutermostRow) {
@@ -76,7 +84,8 @@ TEST(WalkX86_64, ReturnAddressZeroEndsCleanly) {
     m.put(0x7f00, 0x7fa0);
     m.put(0x7fa8, 0);
     Walked w = walk_checked(x.start(), m.config(SFU_ABI_AMD64_LE));
-    EXPECT_EQ(w.frames.size(), 2u) << l.task_hi << " " << l.other_lo;
+    EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{x.C + 0x10, x.B + 0x20})) << l.task_hi << " " << l.other_lo;
+    EXPECT_TRUE(all_reliable(w));
     EXPECT_EQ(w.stop, SFU_STOP_END) << l.task_hi << " " << l.other_lo;
   }
 }
@@ -206,19 +215,39 @@ TEST(WalkX86_64, FramePointerFallbackIsMarkedUnreliable) {
 }
 
 TEST(WalkX86_64, FramePointerFallbackKnowsTheOutermostRecord) {
-  // No row covers the PC. With RBP 0 there is no frame record at all: the outermost frame.
+  // No row covers the PC. RBP 0 (no frame record) ends the walk cleanly only in a frame where the
+  // stack ends, its SP within 32 bytes of the top; in the middle of the stack RBP 0 says nothing of
+  // the caller (code that keeps no frame pointer, entry code that cleared RBP with frames above):
+  // the walk cannot go on, no-unwind-info.
   X86Chain x;
   Walked w = walk_checked(regs_with(kText + 0x800, {{SFU_X86_64_RSP, 0x7ef0}, {SFU_X86_64_RBP, 0}}),
-                  x.mem.config(SFU_ABI_AMD64_LE));
+                          x.mem.config(SFU_ABI_AMD64_LE));
   EXPECT_EQ(w.frames.size(), 1u);
-  EXPECT_EQ(w.stop, SFU_STOP_END);
-  // A record of zeros (saved RBP 0, return address 0) in the middle of the stack: the final record.
+  EXPECT_EQ(w.stop, SFU_STOP_NO_UNWIND_INFO);
+  for (uint64_t sp : {kStackHi, kStackHi - 32, kStackHi - 40}) {
+    w = walk_checked(regs_with(kText + 0x800, {{SFU_X86_64_RSP, sp}, {SFU_X86_64_RBP, 0}}), x.mem.config(SFU_ABI_AMD64_LE));
+    ASSERT_EQ(w.frames.size(), 1u) << sp;
+    EXPECT_TRUE(w.frames[0].reliable);
+    EXPECT_EQ(w.stop, sp >= kStackHi - 32 ? SFU_STOP_END : SFU_STOP_NO_UNWIND_INFO) << sp;
+  }
+  // A record of zeros (saved RBP 0, return address 0): AAPCS64's final record, and what x86_64
+  // boot code may push. The caller's CFA is the record's end: in the middle of the stack, a
+  // damaged stack like any return address of 0 there.
   x.mem.put(0x7e00, 0);
   x.mem.put(0x7e08, 0);
   w = walk_checked(regs_with(kText + 0x800, {{SFU_X86_64_RSP, 0x7df0}, {SFU_X86_64_RBP, 0x7e00}}), x.mem.config(SFU_ABI_AMD64_LE));
   EXPECT_EQ(w.frames.size(), 1u);
-  EXPECT_EQ(w.stop, SFU_STOP_END);
-  // A live saved RBP with a zeroed return address: damaged.
+  EXPECT_EQ(w.stop, SFU_STOP_ZERO_RETURN_ADDRESS);
+  // Ending within 32 bytes of the top: the clean end.
+  for (uint64_t record : {kStackHi - 16, kStackHi - 48, kStackHi - 56}) {
+    x.mem.put(record, 0);
+    x.mem.put(record + 8, 0);
+    w = walk_checked(regs_with(kText + 0x800, {{SFU_X86_64_RSP, record - 0x10}, {SFU_X86_64_RBP, record}}),
+                     x.mem.config(SFU_ABI_AMD64_LE));
+    EXPECT_EQ(w.frames.size(), 1u) << record;
+    EXPECT_EQ(w.stop, record + 16 >= kStackHi - 32 ? SFU_STOP_END : SFU_STOP_ZERO_RETURN_ADDRESS) << record;
+  }
+  // A live saved RBP with a zeroed return address in the middle of the stack: damaged.
   x.mem.put(0x7e00, 0x7fa0);
   w = walk_checked(regs_with(kText + 0x800, {{SFU_X86_64_RSP, 0x7df0}, {SFU_X86_64_RBP, 0x7e00}}), x.mem.config(SFU_ABI_AMD64_LE));
   EXPECT_EQ(w.frames.size(), 1u);
@@ -441,6 +470,7 @@ TEST(WalkArm64, BranchedToWithZeroedX29X30EndsCleanlyAtTheTopOfTheStack) {
   Walked w = walk_checked(regs_with(a.K, {{SFU_ARM64_SP, kStackHi}, {SFU_ARM64_FP, 0}, {SFU_ARM64_LR, 0}}),
                           a.mem.config(SFU_ABI_AARCH64_LE));
   EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{a.K}));
+  EXPECT_TRUE(all_reliable(w));
   EXPECT_EQ(w.stop, SFU_STOP_END);
 }
 
@@ -531,6 +561,17 @@ TEST(WalkS390x, BranchedToWithR14ZeroedEndsCleanlyAtTheTopOfTheStack) {
   ASSERT_EQ(w.frames.size(), 2u);
   EXPECT_TRUE(w.frames[1].reliable);
   expect_clean(m);
+  // A fault in K before its prologue: the zeroed r14 itself is the return address, K's CFA
+  // (r15 + 160) the top.
+  w = walk_checked(regs_with(K, {{SFU_S390X_SP, kStackHi - 160}, {SFU_S390X_FP, 0}, {SFU_S390X_RA, 0}}),
+                   m.config(SFU_ABI_S390X_BE));
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{K}));
+  EXPECT_TRUE(all_reliable(w));
+  EXPECT_EQ(w.stop, SFU_STOP_END);
+  // 64 bytes lower: a return address of 0 away from the top.
+  w = walk_checked(regs_with(K, {{SFU_S390X_SP, kStackHi - 224}, {SFU_S390X_FP, 0}, {SFU_S390X_RA, 0}}),
+                   m.config(SFU_ABI_S390X_BE));
+  EXPECT_EQ(w.stop, SFU_STOP_ZERO_RETURN_ADDRESS);
 }
 
 TEST(WalkS390x, BackChainIsOffByDefault) {
@@ -824,6 +865,198 @@ TEST(WalkTrapFrames, InterruptedLeafMayKeepItsReturnAddressInTheLinkRegister) {
   w = walk_checked(regs_with(H + 4, {{SFU_ARM64_SP, 0x7e00}}), c);
   EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{H + 4, E + 0x10, L + 4}));
   EXPECT_EQ(w.stop, SFU_STOP_READ_REFUSED);
+}
+
+}  // namespace
+
+namespace {
+
+// ---- the outermost frame: docs/porting.md's clean-end table, row by row -------------------------
+
+// x86_64 boot code B without CFI (no row covers [kText, kText + 0x100)) calls its first C
+// function K with RSP at `entry_sp` (K's CFA, and the SP of B's frame); K pushes RBP (B's) and
+// calls the leaf L, where the walk starts. B's frame is the fallback's: what ends the walk is the
+// RBP K saved, and where B's frame is.
+struct X86Boot {
+  const uint64_t B = kText, K = kText + 0x100, L = kText + 0x200;
+  Registered reg{table_spec(3, SFU_ABI_AMD64_LE, {fde_spec(K, 0x40, {{0, {8}}, {1, {16, -16}}}), fde_spec(L, 0x10, {{0, {8}}})}),
+                 kText, kText + 0x1000};
+  FakeMemory mem{false};
+  const uint64_t entry_sp;
+  X86Boot(uint64_t sp, uint64_t rbp) : entry_sp(sp) {
+    mem.add_stack(kStackLo, kStackHi);
+    mem.put(sp - 8, B + 5);      // B: call K
+    mem.put(sp - 16, rbp);       // K: push %rbp
+    mem.put(sp - 24, K + 0x10);  // K: call L
+  }
+  sfu_regs in_leaf() const {
+    return regs_with(L + 4, {{SFU_X86_64_RSP, entry_sp - 24}, {SFU_X86_64_RBP, entry_sp - 16}});
+  }
+  std::vector<uint64_t> chain() const { return {L + 4, K + 0x10, B + 5}; }
+};
+
+TEST(CleanEnd, X86_64BootCodeWithoutCfiZeroedRbpAndCalledAtTheTop) {
+  // `xor %ebp, %ebp; call K` with RSP within 32 bytes of the top: end-of-stack (reliable). Further
+  // down, RBP 0 says nothing: no-unwind-info (unreliable). RBP left as it was: whatever it points
+  // at is taken for a frame record (here no stack: cfa-outside-stacks).
+  for (uint64_t below_top : {0, 16, 32, 40, 0x100}) {
+    X86Boot b(kStackHi - below_top, 0);
+    ASSERT_EQ(b.reg.error(), SFU_OK);
+    Walked w = walk_checked(b.in_leaf(), b.mem.config(SFU_ABI_AMD64_LE));
+    EXPECT_EQ(w.pcs(), b.chain()) << below_top;
+    ASSERT_EQ(w.frames.size(), 3u);
+    EXPECT_EQ(w.frames[2].source, SFU_SOURCE_TABLE);
+    EXPECT_EQ(w.frames[2].sp, kStackHi - below_top);
+    EXPECT_TRUE(all_reliable(w));
+    EXPECT_EQ(w.stop, below_top <= 32 ? SFU_STOP_END : SFU_STOP_NO_UNWIND_INFO) << below_top;
+    expect_clean(b.mem);
+  }
+  X86Boot b(kStackHi, 0x12340);
+  Walked w = walk_checked(b.in_leaf(), b.mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(w.pcs(), b.chain());
+  EXPECT_EQ(w.stop, SFU_STOP_CFA_OUTSIDE_STACK);
+}
+
+TEST(CleanEnd, X86_64BootCodeWithoutCfiEndsItsFrameChainWithAZeroRecord) {
+  // `pushq $0; pushq $0; mov %rsp, %rbp; call K`: a frame record of zeros, which ends the walk
+  // where it ends at the top (the caller's CFA, the record's end, within 32 bytes of it); further
+  // down it is a return address of 0 in the middle of the stack: zero-return-address.
+  for (uint64_t record_end_below_top : {0, 32, 48}) {
+    uint64_t record = kStackHi - record_end_below_top - 16;
+    X86Boot b(record, record);
+    b.mem.put(record, 0);
+    b.mem.put(record + 8, 0);
+    Walked w = walk_checked(b.in_leaf(), b.mem.config(SFU_ABI_AMD64_LE));
+    EXPECT_EQ(w.pcs(), b.chain()) << record_end_below_top;
+    EXPECT_TRUE(all_reliable(w));
+    EXPECT_EQ(w.stop, record_end_below_top <= 32 ? SFU_STOP_END : SFU_STOP_ZERO_RETURN_ADDRESS)
+        << record_end_below_top;
+    expect_clean(b.mem);
+  }
+}
+
+TEST(CleanEnd, X86_64CalledWithRspAtTheTopFromBootCodeWithCfi) {
+  // The same call from boot code that has CFI (gas's default row for B: CFA = RSP + 8, return
+  // address at CFA - 8): B's CFA lies 8 bytes past the stack. Push a 0 first (the gas path's
+  // clean end, ReturnAddressZeroEndsCleanly) or give B an outermost row (sfu gen's).
+  const uint64_t B = kText, K = kText + 0x100, L = kText + 0x200;
+  Registered reg(table_spec(3, SFU_ABI_AMD64_LE,
+                            {fde_spec(B, 0x40, {{0, {8}}}), fde_spec(K, 0x40, {{0, {8}}, {1, {16, -16}}}),
+                             fde_spec(L, 0x10, {{0, {8}}})}),
+                 kText, kText + 0x1000);
+  ASSERT_EQ(reg.error(), SFU_OK);
+  FakeMemory m(false);
+  m.add_stack(kStackLo, kStackHi);
+  m.put(kStackHi - 8, B + 5);
+  m.put(kStackHi - 24, K + 0x10);
+  Walked w = walk_checked(regs_with(L + 4, {{SFU_X86_64_RSP, kStackHi - 24}, {SFU_X86_64_RBP, kStackHi - 16}}),
+                          m.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{L + 4, K + 0x10, B + 5}));
+  EXPECT_EQ(w.stop, SFU_STOP_CFA_OUTSIDE_STACK);
+  expect_clean(m);
+}
+
+// The same on arm64: B without CFI does `bl K` with SP at `entry_sp`; K's prologue
+// (stp x29, x30, [sp, #-32]!) saves B's x29 and the return address into B.
+struct Arm64Boot {
+  const uint64_t B = kText, K = kText + 0x100, L = kText + 0x200;
+  Registered reg{table_spec(3, SFU_ABI_AARCH64_LE,
+                            {fde_spec(K, 0x40, {{0, {0}}, {4, {32, -24, -32}}}), fde_spec(L, 0x10, {{0, {0}}})}),
+                 kText, kText + 0x1000};
+  FakeMemory mem{false};
+  const uint64_t entry_sp;
+  Arm64Boot(uint64_t sp, uint64_t x29) : entry_sp(sp) {
+    mem.add_stack(kStackLo, kStackHi);
+    mem.put(sp - 32, x29);
+    mem.put(sp - 24, B + 8);
+  }
+  sfu_regs in_leaf() const {
+    return regs_with(L + 4, {{SFU_ARM64_SP, entry_sp - 32}, {SFU_ARM64_FP, entry_sp - 32}, {SFU_ARM64_LR, K + 0x14}});
+  }
+  std::vector<uint64_t> chain() const { return {L + 4, K + 0x14, B + 8}; }
+};
+
+TEST(CleanEnd, Arm64BootCodeWithoutCfiZeroedX29AndCalledAtTheTop) {
+  // `mov x29, #0; bl K` with SP within 32 bytes of the top:
+  // end-of-stack (reliable); further down: no-unwind-info.
+  for (uint64_t below_top : {0, 32, 48}) {
+    Arm64Boot a(kStackHi - below_top, 0);
+    ASSERT_EQ(a.reg.error(), SFU_OK);
+    Walked w = walk_checked(a.in_leaf(), a.mem.config(SFU_ABI_AARCH64_LE));
+    EXPECT_EQ(w.pcs(), a.chain()) << below_top;
+    ASSERT_EQ(w.frames.size(), 3u);
+    EXPECT_EQ(w.frames[2].sp, kStackHi - below_top);
+    EXPECT_TRUE(all_reliable(w));
+    EXPECT_EQ(w.stop, below_top <= 32 ? SFU_STOP_END : SFU_STOP_NO_UNWIND_INFO) << below_top;
+    expect_clean(a.mem);
+  }
+}
+
+TEST(CleanEnd, Arm64BootCodeWithoutCfiEndsItsFrameChainWithAZeroRecord) {
+  // `stp xzr, xzr, [sp, #-16]!; mov x29, sp; bl K` without CFI: AAPCS64's final frame record,
+  // a clean end where it ends at the top, a damaged stack below.
+  for (uint64_t record_end_below_top : {0, 32, 48}) {
+    uint64_t record = kStackHi - record_end_below_top - 16;
+    Arm64Boot a(record, record);
+    a.mem.put(record, 0);
+    a.mem.put(record + 8, 0);
+    Walked w = walk_checked(a.in_leaf(), a.mem.config(SFU_ABI_AARCH64_LE));
+    EXPECT_EQ(w.pcs(), a.chain()) << record_end_below_top;
+    EXPECT_TRUE(all_reliable(w));
+    EXPECT_EQ(w.stop, record_end_below_top <= 32 ? SFU_STOP_END : SFU_STOP_ZERO_RETURN_ADDRESS)
+        << record_end_below_top;
+    expect_clean(a.mem);
+  }
+}
+
+TEST(CleanEnd, Arm64ZeroRecordDescribedByCfiOnTheGasPath) {
+  // gas 2.40's V1 table: _start N pushes a zero frame record at the very top and describes it
+  // (CFA = SP + 16, x30 at CFA - 8, x29 at CFA - 16), then calls K: the return address read at
+  // N's CFA, the top, is 0: end-of-stack (reliable). Zeroing x30 instead leaves N's row saying
+  // "return address in x30", which no frame below the first may use: ra-not-recoverable.
+  const uint64_t N = kText, K = kText + 0x100;
+  for (bool record : {true, false}) {
+    std::vector<FreSpec> n_rows = {{0, {0}}};
+    if (record) n_rows.push_back({4, {16, -8, -16}});
+    Registered reg(table_spec(1, SFU_ABI_AARCH64_LE, {fde_spec(N, 0x40, n_rows), fde_spec(K, 0x40, {{0, {0}}, {4, {32, -24, -32}}})}),
+                   kText, kText + 0x1000);
+    ASSERT_EQ(reg.error(), SFU_OK);
+    FakeMemory m(false);
+    m.add_stack(kStackLo, kStackHi);
+    uint64_t n_sp = record ? kStackHi - 16 : kStackHi;  // N's SP at its call
+    m.put(n_sp - 32, n_sp);                              // K's record: N's x29, the return into N
+    m.put(n_sp - 24, N + 0xc);
+    Walked w = walk_checked(regs_with(K + 0x10, {{SFU_ARM64_SP, n_sp - 32}, {SFU_ARM64_FP, n_sp - 32}, {SFU_ARM64_LR, 0}}),
+                            m.config(SFU_ABI_AARCH64_LE));
+    EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{K + 0x10, N + 0xc})) << record;
+    EXPECT_TRUE(all_reliable(w));
+    EXPECT_EQ(w.stop, record ? SFU_STOP_END : SFU_STOP_RA_NOT_RECOVERABLE) << record;
+  }
+}
+
+TEST(CleanEnd, S390xBootCodeWithoutCfiNeedsTheBackChain) {
+  // s390x boot code B without CFI: `brasl %r14, K` with r15 160 bytes below the top. K saves r14
+  // (the return into B) and r11 in B's save area; B's frame has no row, and without
+  // CONFIG_SFU_S390X_BACK_CHAIN (the default) nothing finds its caller: no-unwind-info, wherever
+  // B's frame is. (With the back chain: MinimalConfig.S390xBackChainZeroEndsTheWalkOnlyAtTheTop.)
+  const uint64_t B = kText, K = kText + 0x100, L = kText + 0x200;
+  Registered reg(table_spec(2, SFU_ABI_S390X_BE,
+                            {fde_spec(K, 0x40, {{0, {0}}, {6, {20, -48, -72}}}), fde_spec(L, 0x10, {{0, {0}}})}),
+                 kText, kText + 0x1000);
+  ASSERT_EQ(reg.error(), SFU_OK);
+  FakeMemory m(true);
+  m.add_stack(kStackLo, kStackHi);
+  const uint64_t b_sp = kStackHi - 160;
+  m.put(b_sp, 0);              // B's back chain
+  m.put(b_sp + 112, B + 6);    // K: stmg saved r14 and r11 in B's save area
+  m.put(b_sp + 88, 0);
+  Walked w = walk_checked(regs_with(L + 4, {{SFU_S390X_SP, b_sp - 160}, {SFU_S390X_FP, 0}, {SFU_S390X_RA, K + 0x10}}),
+                          m.config(SFU_ABI_S390X_BE));
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{L + 4, K + 0x10, B + 6}));
+  ASSERT_EQ(w.frames.size(), 3u);
+  EXPECT_EQ(w.frames[2].sp, b_sp);
+  EXPECT_EQ(w.stop, sfu::config::kBackChainFallback ? SFU_STOP_END : SFU_STOP_NO_UNWIND_INFO);
+  expect_clean(m);
 }
 
 }  // namespace

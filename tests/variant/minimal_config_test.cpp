@@ -98,16 +98,38 @@ TEST(MinimalConfig, S390xBackChainWhereNoRowCoversThePc) {
   EXPECT_TRUE(mem.stray_reads().empty());
 }
 
-TEST(MinimalConfig, S390xBackChainZeroEndsTheWalk) {
+TEST(MinimalConfig, S390xBackChainZeroEndsTheWalkOnlyAtTheTop) {
+  // A back chain of 0 ends the walk cleanly in a frame where the stack ends: its CFA (SP + 160)
+  // within 32 bytes of the top, r15 160 bytes below it as boot code sets it. Anywhere else the
+  // chain says nothing of the caller: no-unwind-info.
   Registered reg{table_spec(3, SFU_ABI_S390X_BE, {fde_spec(kText, 0x40, {{0, {0}}})}), kText, kText + 0x1000};
   ASSERT_EQ(reg.error(), SFU_OK);  // else the walk would end at the unknown PC, never reading the chain
-  FakeMemory mem(true);
-  mem.add_stack(0x7000, 0x8000);
-  mem.put(0x7c00, 0);
-  Walked w = walk(regs_with(kText + 0x800, {{SFU_S390X_SP, 0x7c00}}), mem.config(SFU_ABI_S390X_BE));
-  ASSERT_EQ(w.frames.size(), 1u);
-  EXPECT_NE(w.frames[0].module, nullptr);
-  EXPECT_EQ(w.stop, SFU_STOP_END);
+  for (uint64_t sp : {0x8000 - 160, 0x8000 - 192, 0x8000 - 200, 0x7c00}) {
+    FakeMemory mem(true);
+    mem.add_stack(0x7000, 0x8000);
+    mem.put(sp, 0);
+    Walked w = walk(regs_with(kText + 0x800, {{SFU_S390X_SP, sp}}), mem.config(SFU_ABI_S390X_BE));
+    ASSERT_EQ(w.frames.size(), 1u) << sp;
+    EXPECT_NE(w.frames[0].module, nullptr);
+    EXPECT_TRUE(w.frames[0].reliable);
+    EXPECT_EQ(w.stop, sp + 160 >= 0x8000 - 32 ? SFU_STOP_END : SFU_STOP_NO_UNWIND_INFO) << sp;
+  }
+}
+
+TEST(MinimalConfig, S390xBackChainToAZeroReturnAddress) {
+  // The chain leads to a frame whose save area holds r14 = 0: a return address of 0, clean where
+  // the caller's CFA (its SP + 160) is the stack's top, a damaged stack below.
+  Registered reg{table_spec(3, SFU_ABI_S390X_BE, {fde_spec(kText, 0x40, {{0, {0}}})}), kText, kText + 0x1000};
+  for (uint64_t caller_sp : {0x8000 - 160, 0x7d00}) {
+    FakeMemory mem(true);
+    mem.add_stack(0x7000, 0x8000);
+    mem.put(0x7c00, caller_sp);
+    mem.put(caller_sp + 112, 0);
+    Walked w = walk(regs_with(kText + 0x800, {{SFU_S390X_SP, 0x7c00}}), mem.config(SFU_ABI_S390X_BE));
+    ASSERT_EQ(w.frames.size(), 1u) << caller_sp;
+    EXPECT_TRUE(w.frames[0].reliable);
+    EXPECT_EQ(w.stop, caller_sp == 0x8000 - 160 ? SFU_STOP_END : SFU_STOP_ZERO_RETURN_ADDRESS) << caller_sp;
+  }
 }
 
 TEST(MinimalConfig, SymbolsOffReadsNoTable) {
