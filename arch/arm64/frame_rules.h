@@ -17,6 +17,10 @@ struct Arm64 {
   static constexpr int kLinkRegister = SFU_ARM64_LR;
   static constexpr int64_t kSpFromCfa = 0;
   static constexpr bool kFrameRecords = true;
+  // The rule at a function's first instruction: the return address in x30 (bl, blr), SP and x29
+  // the caller's. A frame stopped at PC 0 (a call through a NULL pointer) is walked by it.
+  static constexpr sfu_row kEntryRow = {0, 0, 0, {SFU_RULE_REGISTER, kSp, 0}, {SFU_RULE_UNCHANGED, 0, 0},
+                                        {SFU_RULE_UNCHANGED, 0, 0}, 0};
   // The one architecture of either byte order (a host build walks both).
   static constexpr bool big_endian(uint8_t abi) { return sframe::abi_big_endian(abi); }
 

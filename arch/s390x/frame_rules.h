@@ -18,6 +18,11 @@ struct S390x {
   static constexpr bool big_endian(uint8_t /*abi*/) { return true; }
   static constexpr int64_t kSaveAreaRa = 14 * 8, kSaveAreaFp = 11 * 8;
   static uint64_t strip_ra(uint64_t ra, bool, unsigned) { return ra; }
+  // The rule at a function's first instruction: the return address in r14 (brasl, basr), r15 the
+  // caller's SP, so the CFA is r15 + 160; r11 the caller's. A frame stopped at PC 0 (a call
+  // through a NULL pointer) is walked by it.
+  static constexpr sfu_row kEntryRow = {0, 0, 0, {SFU_RULE_REGISTER, kSp, -kSpFromCfa}, {SFU_RULE_UNCHANGED, 0, 0},
+                                        {SFU_RULE_UNCHANGED, 0, 0}, 0};
 };
 
 }  // namespace sfu::arch

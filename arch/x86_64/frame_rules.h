@@ -1,5 +1,6 @@
 // x86_64: the return address sits at the fixed CFA offset the table's header gives (-8); the
-// caller's SP is the CFA. Frame records: [rbp] saved rbp, [rbp + 8] return address.
+// caller's SP is the CFA. Frame records: [rbp] saved rbp, [rbp + 8] return address. At a
+// function's first instruction (kEntryRow) the return address is at SP.
 #pragma once
 
 #include <stdint.h>
@@ -15,6 +16,11 @@ struct X86_64 {
   static constexpr bool kFrameRecords = true;
   static constexpr bool big_endian(uint8_t /*abi*/) { return false; }
   static uint64_t strip_ra(uint64_t ra, bool /*signed_ra*/, unsigned /*va_bits*/) { return ra; }
+  // The rule at a function's first instruction: the call pushed the return address at SP, the
+  // CFA is just above it, RBP is the caller's. A frame stopped at PC 0 (a call through a NULL
+  // pointer) is walked by it.
+  static constexpr sfu_row kEntryRow = {0, 0, 0, {SFU_RULE_REGISTER, kSp, 8}, {SFU_RULE_AT_CFA, 0, -8},
+                                        {SFU_RULE_UNCHANGED, 0, 0}, 0};
 };
 
 }  // namespace sfu::arch

@@ -29,7 +29,9 @@
  *   " #" index      decimal, left-aligned, padded to 3 digits (wider indexes push the line right)
  *   " ? " / "   "   '?' when frame->reliable is 0: it or an earlier frame of the trace came
  *                   from a fallback step (frame pointer, back chain), or its pc is in no
- *                   registered text (then it is the last frame); Linux marks guesses so too
+ *                   registered text (then it is the last frame, but for a [regs] or [trap]
+ *                   frame at pc 0, a call through a NULL pointer, whose callers follow, all
+ *                   '?': sfu/unwind.h, sfu_walk_start); Linux marks guesses so too
  *   pc              "0x" + 16 lowercase hex digits: the return address (frame 0: the start PC)
  *   "  sp " sp      the same, the frame's stack pointer
  *   "  " kind       the stack sp is on, padded to 5: task, irq, exc, other

@@ -201,7 +201,8 @@ const char *sfu_stop_name(enum sfu_stop stop);
 /* How a frame was found. */
 enum sfu_frame_source {
   SFU_SOURCE_REGISTERS = 0, /* the start registers themselves */
-  SFU_SOURCE_TABLE,         /* an SFrame row */
+  SFU_SOURCE_TABLE,         /* an SFrame row (for the caller of a frame at PC 0: the rule */
+                            /* of a function's first instruction, below) */
   SFU_SOURCE_FRAME_POINTER, /* a frame-record step where no row covers the PC: unreliable */
   SFU_SOURCE_BACK_CHAIN,    /* an s390x back-chain step where no row covers the PC: unreliable */
   SFU_SOURCE_TRAP_FRAME,    /* the interrupted context, from registers saved by entry code */
@@ -217,7 +218,8 @@ struct sfu_frame {
                                    /* return address), or NULL */
   uint8_t source;                  /* enum sfu_frame_source */
   uint8_t reliable;                /* 0 once any frame so far came from a fallback, or */
-                                   /* its pc is in no registered text (the last frame) */
+                                   /* its pc is in no registered text (the last frame, */
+                                   /* unless a topmost frame at pc 0: below) */
   uint8_t stack_kind;              /* kind of the stack sp is on */
   uint8_t index;                   /* 0 for the first frame (saturates at 255) */
 };
@@ -268,7 +270,16 @@ struct sfu_cursor {
 /* Prepares a walk from the given registers and configuration. Neither is copied: keep *regs and
  * *config (and the stacks and traps it names) unchanged until the walk ends. The first
  * sfu_walk_next gives the frame of the registers themselves; each later one, the caller of the
- * last. */
+ * last.
+ *
+ * A call through a NULL function pointer: a topmost frame (these registers, or an interrupted
+ * context a trap frame restores) whose pc is 0 and in no registered text is given, unreliable,
+ * and the walk goes on from the return address the call left, by the rule of a function's first
+ * instruction: x86_64 the word at SP (the caller's SP 8 above it), arm64 x30, s390x r14 (SP
+ * unchanged). Give x30/r14 in the registers or the trap layout, or the walk stops there with
+ * SFU_STOP_REGISTER_UNKNOWN. Every frame from the PC-0 frame on is unreliable (a jump through
+ * NULL leaves no return address of its own: the rule then finds the caller's caller), so such a
+ * trace never ends reliably. docs/errors.md lists every way a walk does end reliably. */
 void sfu_walk_start(struct sfu_cursor *cursor, const struct sfu_regs *regs,
                     const struct sfu_walk_config *config);
 

@@ -299,7 +299,7 @@ sfu_stop from_trap(sfu_cursor &c, const sfu_trap_layout &l) {
   int stack;
   if (sfu_stop s = check_cfa<Arch>(c, new_sp - uint64_t(Arch::kSpFromCfa), stack)) return s;
   if (stack == c.stack_index && new_sp == sp) return SFU_STOP_WRONG_DIRECTION;
-  if (pc == 0) return SFU_STOP_END;
+  // A PC of 0 is committed like any other (a call through a NULL pointer: step() walks on).
   c.trap = &l;
   c.trap_sp = sp;
   c.pc = pc;
@@ -348,12 +348,21 @@ template <class Arch>
   uint64_t lookup = c.exact_pc ? pc : pc - 1;
   if (const sfu_trap_entry *t = trap_for(*c.config, lookup)) return from_trap<Arch>(c, *t->layout);
   const sfu_module *m = c.module;  // found for this lookup PC when the frame was entered
-  if (!m) return SFU_STOP_END;  // outside all known text: nothing more to say
   Caller caller;
   int stack = -1;
   sfu_row row;
   sfu_error e = SFU_OK;
-  if (!cached_row(*m, lookup, row)) {
+  if (!m) {
+    // Outside all known text: nothing more to say, except of a topmost frame (the start
+    // registers, or a trap frame's) stopped at PC 0. Nothing runs there: the CPU jumped to 0,
+    // nearly always by a call through a NULL function pointer, and faulted before the callee
+    // did anything, so the rule of a function's first instruction finds the caller (x86_64: the
+    // return address at SP; arm64: x30; s390x: r14). The frame was shown unreliable (its PC is
+    // in no text), and so is everything after it: a jump through NULL, not a call, leaves no
+    // return address of its own, and this rule then finds the caller's caller.
+    if (pc != 0 || !c.topmost) return SFU_STOP_END;
+    row = Arch::kEntryRow;
+  } else if (!cached_row(*m, lookup, row)) {
     prefetch_buckets<Arch>(c, *m);  // the table is read: the buckets of the frames ahead too
     e = find_and_keep_row(*m, lookup, row);
   }
@@ -367,7 +376,7 @@ template <class Arch>
   // A V1 repeating block (gas's .plt) does not record its size: rows are matched on the low byte
   // of the offset, as binutils 2.40 reads them, which is right only for 256-byte blocks (.plt
   // entries are 16). The caller found so is shown, not vouched for.
-  bool guessed = e == SFU_OK && (row.flags & SFU_ROW_PCMASK) && m->table.version == sframe::kVersion1;
+  bool guessed = e == SFU_OK && (row.flags & SFU_ROW_PCMASK) && m && m->table.version == sframe::kVersion1;
   if (caller.ra == 0) return zero_return_address(*c.config, caller, stack);
   // A CFA equal to the last one is only allowed across a stack switch.
   if (stack == c.stack_index && caller.cfa == c.prev_cfa)

@@ -1060,3 +1060,242 @@ TEST(CleanEnd, S390xBootCodeWithoutCfiNeedsTheBackChain) {
 }
 
 }  // namespace
+
+namespace {
+
+// ---- a call through a NULL function pointer -----------------------------------------------------
+
+// The frame stopped at PC 0 is shown ([regs] or [trap], no module, unreliable), and the rule of a
+// function's first instruction finds its caller: x86_64 the return address at SP, arm64 x30,
+// s390x r14. Everything from the PC-0 frame on is unreliable (a jump through NULL leaves no return
+// address of its own: the rule would then give the caller's caller), whatever stops the walk.
+void expect_null_frame(const sfu_frame &f, uint8_t source) {
+  EXPECT_EQ(f.pc, 0u);
+  EXPECT_EQ(f.module, nullptr);
+  EXPECT_EQ(f.source, source);
+  EXPECT_FALSE(f.reliable);
+}
+
+TEST(NullCall, X86_64FromTheStartRegisters) {
+  // B called through NULL at B+0x1b: the return address B+0x20 at RSP, RBP still B's.
+  X86Chain x;
+  Walked w = walk_checked(regs_with(0, {{SFU_X86_64_RSP, 0x7f08}, {SFU_X86_64_RBP, 0x7fa0}}), x.mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{0, x.B + 0x20, x.A + 0x30}));
+  ASSERT_EQ(w.frames.size(), 3u);
+  expect_null_frame(w.frames[0], SFU_SOURCE_REGISTERS);
+  EXPECT_EQ(w.frames[0].sp, 0x7f08u);
+  EXPECT_EQ(w.frames[1].source, SFU_SOURCE_TABLE);
+  EXPECT_EQ(w.frames[1].sp, 0x7f10u);  // the call's return address popped
+  EXPECT_EQ(w.frames[1].cfa, 0x7f10u);
+  EXPECT_STREQ(w.frames[1].module->name, "test");
+  EXPECT_FALSE(w.frames[1].reliable);
+  EXPECT_FALSE(w.frames[2].reliable);
+  EXPECT_EQ(w.stop, SFU_STOP_END);  // A's outermost row; the trace is not vouched for
+  expect_clean(x.mem);
+}
+
+TEST(NullCall, X86_64AcrossATrapFrame) {
+  // I called through NULL: the entry code saved RIP 0 and the RSP where the return address into
+  // J lies. The walk crosses it into the PC-0 frame and goes on to J, as a walk from the same
+  // registers does.
+  X86Trap x;
+  x.mem.put(0x3f10 + 0x80, 0);
+  Walked w = walk_checked(x.start(), x.config());
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{x.H + 4, x.E + 0x20, 0, x.J + 0x14}));
+  ASSERT_EQ(w.frames.size(), 4u);
+  EXPECT_TRUE(w.frames[1].reliable);
+  expect_null_frame(w.frames[2], SFU_SOURCE_TRAP_FRAME);
+  EXPECT_EQ(w.frames[2].sp, 0x7f00u);
+  EXPECT_EQ(w.frames[2].stack_kind, SFU_STACK_TASK);
+  EXPECT_EQ(w.frames[3].source, SFU_SOURCE_TABLE);
+  EXPECT_EQ(w.frames[3].sp, 0x7f08u);
+  EXPECT_FALSE(w.frames[3].reliable);
+  EXPECT_EQ(w.stop, SFU_STOP_END);
+  expect_clean(x.mem);
+  // The same registers as a start: the same frames from the PC-0 frame on, but its source.
+  Walked r = walk_checked(regs_with(0, {{SFU_X86_64_RSP, 0x7f00}, {SFU_X86_64_RBP, 0x7fc0}}), x.config());
+  ASSERT_EQ(r.frames.size(), 2u);
+  expect_null_frame(r.frames[0], SFU_SOURCE_REGISTERS);
+  for (size_t i = 0; i < 2; i++) {
+    EXPECT_EQ(r.frames[i].pc, w.frames[i + 2].pc);
+    EXPECT_EQ(r.frames[i].sp, w.frames[i + 2].sp);
+    EXPECT_EQ(r.frames[i].cfa, w.frames[i + 2].cfa);
+    EXPECT_EQ(r.frames[i].reliable, w.frames[i + 2].reliable);
+  }
+  EXPECT_EQ(r.stop, w.stop);
+}
+
+TEST(NullCall, X86_64WhatTheReturnAddressLeadsTo) {
+  // The return address at SP is read as any other: outside the known text, the last frame; 0 in
+  // the middle of the stack, a damaged stack; unreadable, read-refused.
+  X86Chain x;
+  x.mem.put(0x7e00, 0x500000);
+  Walked w = walk_checked(regs_with(0, {{SFU_X86_64_RSP, 0x7e00}}), x.mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{0, 0x500000}));
+  EXPECT_EQ(w.stop, SFU_STOP_END);
+  x.mem.put(0x7e00, 0);
+  w = walk_checked(regs_with(0, {{SFU_X86_64_RSP, 0x7e00}}), x.mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{0}));
+  EXPECT_EQ(w.stop, SFU_STOP_ZERO_RETURN_ADDRESS);
+  x.mem.poison(0x7e00);
+  w = walk_checked(regs_with(0, {{SFU_X86_64_RSP, 0x7e00}}), x.mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{0}));
+  EXPECT_EQ(w.stop, SFU_STOP_READ_REFUSED);
+  // RSP in the stack's last word: the caller's SP would lie past it.
+  w = walk_checked(regs_with(0, {{SFU_X86_64_RSP, kStackHi}}), x.mem.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{0}));
+  EXPECT_EQ(w.stop, SFU_STOP_CFA_OUTSIDE_STACK);
+}
+
+TEST(NullCall, PcZeroInRegisteredTextIsAnOrdinaryPc) {
+  // An image linked at 0 (firmware, a test image): PC 0 is a function's first instruction, looked
+  // up in its table and vouched for as any other.
+  Registered reg{table_spec(3, SFU_ABI_AMD64_LE, {fde_spec(0, 0x20, {{0, {8}}}), fde_spec(0x100, 0x40, {{0, {8}}, {0x10, {}}})}),
+                 0, 0x1000};
+  ASSERT_EQ(reg.error(), SFU_OK);
+  FakeMemory m(false);
+  m.add_stack(kStackLo, kStackHi);
+  m.put(0x7f00, 0x114);
+  Walked w = walk_checked(regs_with(0, {{SFU_X86_64_RSP, 0x7f00}}), m.config(SFU_ABI_AMD64_LE));
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{0, 0x114}));
+  ASSERT_EQ(w.frames.size(), 2u);
+  EXPECT_EQ(w.frames[0].module, &reg.module());
+  EXPECT_TRUE(all_reliable(w));
+  EXPECT_EQ(w.stop, SFU_STOP_END);
+}
+
+TEST(NullCall, Arm64FromTheStartRegisters) {
+  // M called through NULL (blr) at M+0x10: the return address in x30, SP and x29 still M's.
+  Arm64Chain a;
+  Walked w = walk_checked(regs_with(0, {{SFU_ARM64_SP, 0x7f00}, {SFU_ARM64_FP, 0x7f00}, {SFU_ARM64_LR, a.M + 0x14}}),
+                          a.mem.config(SFU_ABI_AARCH64_LE));
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{0, a.M + 0x14, a.N + 0x24}));
+  ASSERT_EQ(w.frames.size(), 3u);
+  expect_null_frame(w.frames[0], SFU_SOURCE_REGISTERS);
+  EXPECT_EQ(w.frames[1].sp, 0x7f00u);  // a call moves no SP on arm64
+  EXPECT_EQ(w.frames[1].cfa, 0x7f00u);
+  EXPECT_EQ(w.frames[1].source, SFU_SOURCE_TABLE);
+  EXPECT_FALSE(w.frames[1].reliable);
+  EXPECT_EQ(w.frames[2].sp, 0x7f20u);
+  EXPECT_EQ(w.stop, SFU_STOP_END);
+  expect_clean(a.mem);
+  // Without x30 the caller cannot be found.
+  sfu_regs r = regs_with(0, {{SFU_ARM64_SP, 0x7f00}, {SFU_ARM64_FP, 0x7f00}});
+  w = walk_checked(r, a.mem.config(SFU_ABI_AARCH64_LE));
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{0}));
+  EXPECT_EQ(w.stop, SFU_STOP_REGISTER_UNKNOWN);
+}
+
+// arm64 entry code E saved the interrupted x30, SP and PC; H is the C handler it called.
+struct Arm64Trap {
+  const uint64_t N = kText, M = kText + 0x100, H = kText + 0x200, E = kText + 0x900;
+  Registered reg{table_spec(3, SFU_ABI_AARCH64_LE,
+                            {fde_spec(N, 0x40, {{0, {0}}, {0x20, {}}}), fde_spec(M, 0x40, {{0, {0}}, {4, {32, -24, -32}}}),
+                             fde_spec(H, 0x20, {{0, {16, -8, -16}}})}),
+                 kText, kText + 0x1000};
+  FakeMemory mem{false};
+  sfu_trap_layout layout{};
+  sfu_trap_entry entry{E, E + 0x40, &layout};
+  static constexpr uint64_t kRegsAt = 0x7e10;
+  Arm64Trap() {
+    mem.add_stack(kStackLo, kStackHi);
+    layout.pc = 0x100;
+    layout.reg[SFU_ARM64_FP] = 0xe8;
+    layout.reg[SFU_ARM64_LR] = 0xf0;
+    layout.reg[SFU_ARM64_SP] = 0xf8;
+    layout.saved = (1u << SFU_ARM64_FP) | (1u << SFU_ARM64_LR) | (1u << SFU_ARM64_SP);
+    mem.put(0x7e08, E + 0x10);  // H: CFA = 0x7e00 + 16, RA at CFA - 8
+    mem.put(kRegsAt + 0x100, 0);
+    mem.put(kRegsAt + 0xe8, 0x7f40);
+    mem.put(kRegsAt + 0xf0, M + 0x14);  // M's blr through NULL
+    mem.put(kRegsAt + 0xf8, 0x7f40);
+    mem.put(0x7f48, N + 0x24);  // M's frame record
+    mem.put(0x7f40, 0x7f80);
+  }
+  sfu_walk_config config() {
+    sfu_walk_config c = mem.config(SFU_ABI_AARCH64_LE);
+    c.traps = &entry;
+    c.num_traps = 1;
+    return c;
+  }
+  sfu_regs start() const { return regs_with(H + 4, {{SFU_ARM64_SP, 0x7e00}}); }
+};
+
+TEST(NullCall, Arm64AcrossATrapFrame) {
+  Arm64Trap a;
+  ASSERT_EQ(a.reg.error(), SFU_OK);
+  Walked w = walk_checked(a.start(), a.config());
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{a.H + 4, a.E + 0x10, 0, a.M + 0x14, a.N + 0x24}));
+  ASSERT_EQ(w.frames.size(), 5u);
+  EXPECT_TRUE(w.frames[1].reliable);
+  expect_null_frame(w.frames[2], SFU_SOURCE_TRAP_FRAME);
+  EXPECT_EQ(w.frames[2].sp, 0x7f40u);
+  EXPECT_EQ(w.frames[3].sp, 0x7f40u);
+  EXPECT_EQ(w.frames[4].sp, 0x7f60u);
+  EXPECT_FALSE(w.frames[4].reliable);
+  EXPECT_EQ(w.stop, SFU_STOP_END);
+  expect_clean(a.mem);
+  // x30 not saved by the entry code: the PC-0 frame is the last.
+  a.layout.saved &= ~(1u << SFU_ARM64_LR);
+  w = walk_checked(a.start(), a.config());
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{a.H + 4, a.E + 0x10, 0}));
+  EXPECT_EQ(w.stop, SFU_STOP_REGISTER_UNKNOWN);
+}
+
+TEST(NullCall, S390xFromTheStartRegisters) {
+  // P called through NULL (basr %r14, %r1) at P+0x10: the return address in r14, r15 still P's.
+  S390xChain s;
+  Walked w = walk_checked(regs_with(0, {{SFU_S390X_SP, 0x7c00}, {SFU_S390X_FP, 0x7c80}, {SFU_S390X_RA, s.P + 0x12}}),
+                          s.mem.config(SFU_ABI_S390X_BE));
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{0, s.P + 0x12, s.Q + 0x24}));
+  ASSERT_EQ(w.frames.size(), 3u);
+  expect_null_frame(w.frames[0], SFU_SOURCE_REGISTERS);
+  EXPECT_EQ(w.frames[1].sp, 0x7c00u);  // a call moves no SP on s390x: CFA = SP + 160
+  EXPECT_EQ(w.frames[1].cfa, 0x7ca0u);
+  EXPECT_FALSE(w.frames[2].reliable);
+  EXPECT_EQ(w.stop, SFU_STOP_END);
+  expect_clean(s.mem);
+}
+
+TEST(NullCall, S390xAcrossATrapFrame) {
+  // Q <- P, which called through NULL; the program-check entry E saved r11, r14, r15 and the PSW
+  // address (0) on the exception stack and called H.
+  const uint64_t Q = kText, P = kText + 0x100, H = kText + 0x200, E = kText + 0x900;
+  Registered reg(table_spec(2, SFU_ABI_S390X_BE,
+                            {fde_spec(Q, 0x40, {{0, {0}}, {0x20, {}}}), fde_spec(P, 0x40, {{0, {0}}, {6, {20, -48, -72}}}),
+                             fde_spec(H, 0x20, {{0, {20, -48, -72}}})}),
+                 kText, kText + 0x1000);
+  ASSERT_EQ(reg.error(), SFU_OK);
+  FakeMemory m(true);
+  m.add_stack(0x3000, 0x4000, SFU_STACK_EXCEPTION);
+  m.add_stack(kStackLo, kStackHi, SFU_STACK_TASK);
+  sfu_trap_layout layout{};
+  layout.pc = 0x120;  // the registers above the 160-byte save area H stores its own into
+  layout.reg[SFU_S390X_FP] = 0xa0 + 0x58;
+  layout.reg[SFU_S390X_RA] = 0xa0 + 0x70;
+  layout.reg[SFU_S390X_SP] = 0xa0 + 0x78;
+  layout.saved = (1u << SFU_S390X_FP) | (1u << SFU_S390X_RA) | (1u << SFU_S390X_SP);
+  sfu_trap_entry entry{E, E + 0x40, &layout};
+  m.put(0x3f10, E + 0x10);  // H: CFA = 0x3e00 + 320 = 0x3f40, RA at CFA - 48
+  const uint64_t regs_at = 0x3ea0;  // E's SP when it called H: H's CFA - 160
+  m.put(regs_at + 0x120, 0);
+  m.put(regs_at + 0xa0 + 0x58, 0x7c80);
+  m.put(regs_at + 0xa0 + 0x70, P + 0x12);
+  m.put(regs_at + 0xa0 + 0x78, 0x7c00);
+  m.put(0x7d10, Q + 0x24);  // P: CFA = 0x7c00 + 320 = 0x7d40; RA at CFA - 48
+  sfu_walk_config c = m.config(SFU_ABI_S390X_BE);
+  c.traps = &entry;
+  c.num_traps = 1;
+  Walked w = walk_checked(regs_with(H + 4, {{SFU_S390X_SP, 0x3e00}}), c);
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{H + 4, E + 0x10, 0, P + 0x12, Q + 0x24}));
+  ASSERT_EQ(w.frames.size(), 5u);
+  EXPECT_TRUE(w.frames[1].reliable);
+  expect_null_frame(w.frames[2], SFU_SOURCE_TRAP_FRAME);
+  EXPECT_EQ(w.frames[2].sp, 0x7c00u);
+  EXPECT_EQ(w.frames[3].sp, 0x7c00u);
+  EXPECT_FALSE(w.frames[4].reliable);
+  EXPECT_EQ(w.stop, SFU_STOP_END);
+  EXPECT_TRUE(m.stray_reads().empty());
+}
+
+}  // namespace
