@@ -58,8 +58,9 @@
  *
  * Stop line: "stop: " + sfu_stop_name(reason) + " (reliable)" or " (unreliable)". A trace is
  * reliable only when it reached the end of the stack (SFU_STOP_END) with at least one frame and
- * no frame marked unreliable. A walk cut short by the frame cap or by any guard is unreliable,
- * whatever its frames were.
+ * no frame marked unreliable: docs/errors.md, "How a walk ends reliably", lists each way, all
+ * decided at the top of a declared stack or by an outermost row. A walk cut short by the frame
+ * cap or by any guard is unreliable, whatever its frames were.
  *
  */
 #ifndef SFU_PRINT_H

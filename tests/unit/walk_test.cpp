@@ -3,8 +3,12 @@
 // records every read outside the declared stacks (tests that cross stacks check it: expect_clean).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "arm64/frame_rules.h"
@@ -1296,6 +1300,80 @@ TEST(NullCall, S390xAcrossATrapFrame) {
   EXPECT_FALSE(w.frames[4].reliable);
   EXPECT_EQ(w.stop, SFU_STOP_END);
   EXPECT_TRUE(m.stray_reads().empty());
+}
+
+}  // namespace
+
+namespace {
+
+// ---- the documents' lists of reliable ends name their tests -------------------------------------
+
+// Every test of tests/, as "Suite.Test".
+std::set<std::string> every_test() {
+  std::set<std::string> tests;
+  const std::regex test_re(R"(\bTEST(?:_F|_P)?\(\s*(\w+)\s*,\s*(\w+)\s*\))");
+  for (const auto &entry : std::filesystem::recursive_directory_iterator(std::string(SFU_SOURCE_DIR) + "/tests")) {
+    if (entry.path().extension() != ".cpp") continue;
+    std::ifstream f(entry.path());
+    std::stringstream text;
+    text << f.rdbuf();
+    std::string src = text.str();
+    for (std::sregex_iterator it(src.begin(), src.end(), test_re), end; it != end; ++it)
+      tests.insert((*it)[1].str() + "." + (*it)[2].str());
+  }
+  return tests;
+}
+
+// The rows of the first table after the line that starts with `marker` in docs/FILE, each row's
+// last column.
+std::vector<std::string> last_column_of_table_after(const char *file, const std::string &marker) {
+  std::ifstream in(std::string(SFU_SOURCE_DIR) + "/docs/" + file);
+  std::vector<std::string> rows;
+  std::string line;
+  bool after = false, in_table = false;
+  int header_lines = 0;
+  while (std::getline(in, line)) {
+    if (!after) {
+      after = line.rfind(marker, 0) == 0;
+      continue;
+    }
+    bool row = line.rfind("| ", 0) == 0;
+    if (in_table && !row) break;
+    if (!row) continue;
+    in_table = true;
+    if (header_lines < 2) {  // the header and its separator
+      header_lines++;
+      continue;
+    }
+    std::string cells = line.substr(0, line.find_last_of('|'));
+    rows.push_back(cells.substr(cells.find_last_of('|') + 1));
+  }
+  return rows;
+}
+
+// Each row names at least one test, and each test it names exists (as "Suite.Test").
+void expect_rows_name_tests(const std::vector<std::string> &rows, const char *where) {
+  const std::set<std::string> tests = every_test();
+  ASSERT_GT(tests.size(), 100u);
+  const std::regex name_re(R"(`(\w+\.\w+)`)");
+  for (const std::string &row : rows) {
+    int named = 0;
+    for (std::sregex_iterator it(row.begin(), row.end(), name_re), end; it != end; ++it, ++named)
+      EXPECT_TRUE(tests.count((*it)[1].str())) << (*it)[1].str() << " (" << where << ") is no test in tests/";
+    EXPECT_GT(named, 0) << where << ": a row without a test: " << row;
+  }
+}
+
+TEST(Walk, EveryReliableEndNamesTestsThatExist) {
+  std::vector<std::string> rows = last_column_of_table_after("errors.md", "## How a walk ends reliably");
+  EXPECT_EQ(rows.size(), 7u);
+  expect_rows_name_tests(rows, "docs/errors.md, How a walk ends reliably");
+}
+
+TEST(CleanEnd, EveryRowOfThePortingGuidesTableNamesTestsThatExist) {
+  std::vector<std::string> rows = last_column_of_table_after("porting.md", "**A clean end.**");
+  EXPECT_EQ(rows.size(), 5u);
+  expect_rows_name_tests(rows, "docs/porting.md, the clean-end table");
 }
 
 }  // namespace
