@@ -97,6 +97,23 @@ expect "--save-record takes one record" 1 "holds 2 records: --save-record takes 
   --image "$program" --save-record "$work/two.bin"
 expect "--no-lines" 0 "image  handle_irq+0x" -- "$record" --image "$program" --no-lines
 
+# Lines inside the record that only look like its marker lines (what an older sfunwind printed
+# for a module name holding a newline): skipped with a note, the record decoded as without them.
+first=$(grep -n '^sfu-crash:  #1 ' "$log" | cut -d: -f1)
+sed "${first}a sfu-crash-end lines=9 crc=0x0\\nsfu-crash-begin v1 x86_64 len=400 crc=0x00000000\\nsfu-crash-data 2 QUJD 0x00000000" \
+  "$log" >"$work/forged.log"
+expect "a forged end line inside a record is skipped" 0 \
+  "note: line $((first + 1)): a damaged end line inside the record, skipped" -- "$work/forged.log" --image "$program"
+expect "a forged begin line inside a record is skipped" 0 \
+  "note: line $((first + 2)): a begin line inside the record, skipped" -- "$work/forged.log" --image "$program"
+expect "a forged data line inside a record is skipped" 0 \
+  "note: line $((first + 3)): data line fails its checksum, skipped" -- "$work/forged.log" --image "$program"
+if [[ -n $(frames "$record") && "$(frames "$record")" == "$(frames "$work/forged.log")" ]]; then
+  ok "the forged log gives the binary record's frames"
+else
+  bad "the forged log gives the binary record's frames"
+fi
+
 # Bad input: one message naming the problem, exit status 1.
 line=$(grep -n 'sfu-crash-data 3 ' "$log" | cut -d: -f1)
 sed "${line}s/sfu-crash-data 3 ./sfu-crash-data 3 !/" "$log" >"$work/corrupt.log"

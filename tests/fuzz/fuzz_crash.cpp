@@ -83,12 +83,28 @@ void check_record(const uint8_t *bytes, size_t size) {
   size_t newlines = 0;
   for (char c : text) newlines += c == '\n';
   if (lines != newlines) die("print's line count", e);
+  // Everything printed clean, and every line one of the record's own: nothing the record carries
+  // (a module name, the message) can start a line or send a control code.
+  size_t line_at = 0, line_no = 0;
+  for (size_t i = 0; i < text.size(); i++) {
+    char c = text[i];
+    if (c != '\n' && (c < 0x20 || c >= 0x7f)) die("a byte printed raw", e);
+    if (c != '\n') continue;
+    std::string l = text.substr(line_at, i - line_at);
+    bool ours = line_no == 0 ? l.rfind("sfu-crash-begin ", 0) == 0
+                : line_no + 1 == lines ? l.rfind("sfu-crash-end ", 0) == 0
+                                       : l.rfind("sfu-crash: ", 0) == 0 || l.rfind("sfu-crash-data ", 0) == 0;
+    if (!ours) die("a line that is not the record's", e);
+    line_at = i + 1;
+    line_no++;
+  }
   std::vector<sfu::tools::crash::FoundRecord> found;
   std::string error;
   if (!sfu::tools::crash::find_records(std::vector<uint8_t>(text.begin(), text.end()), "fuzz", found, error) ||
       found.size() != 1 || !found[0].problem.empty() ||
       found[0].bytes != std::vector<uint8_t>(bytes, bytes + v.length))
     die("printed record does not read back", e);
+  if (!found[0].notes.empty()) die("a printed record reads back with lines skipped", e);
 }
 
 void check_log(const uint8_t *bytes, size_t size) {
@@ -97,6 +113,8 @@ void check_log(const uint8_t *bytes, size_t size) {
   if (!sfu::tools::crash::find_records(std::vector<uint8_t>(bytes, bytes + size), "fuzz", found, error)) return;
   for (const auto &r : found) {
     if (!r.problem.empty() && !r.bytes.empty()) die("a record with both bytes and a problem", SFU_OK);
+    for (const std::string &n : r.notes)
+      if (n.rfind("line ", 0) != 0) die("a note that names no line", SFU_OK);
     if (r.problem.empty()) check_record(r.bytes.data(), r.bytes.size());
   }
 }

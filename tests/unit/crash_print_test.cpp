@@ -250,21 +250,157 @@ TEST(CrashPrint, DamagedBeginAndEndLines) {
   EXPECT_EQ(found_in(join(bad))[0].problem, "line 1: a record printed in text format v2, which this sfu does not read");
   bad[0] = "sfu-crash-begin v1 x86_64 len=1O crc=0x00000000";
   EXPECT_EQ(found_in(join(bad))[0].problem, "line 1: the begin line is damaged");
+  // An end line that does not match the begin line, or is damaged, is no end of this record: it
+  // is skipped, and the record has no end.
   bad = l;
   bad.back() = "sfu-crash-end lines=3 crc=0x00000000";
-  EXPECT_EQ(found_in(join(bad))[0].problem,
-            "line " + std::to_string(l.size()) + ": the end line does not match the begin line (line 1)");
+  char want[160];
+  snprintf(want, sizeof want, "not lines=%zu crc=0x%08x)", (p->view.length + 47) / 48,
+           unsigned(sfu_crc32(0, p->view.rec + 16, p->view.length - 16)));
+  std::vector<FoundRecord> found = found_in(join(bad));
+  EXPECT_EQ(found[0].problem, "the record begun at line 1 has no end line that matches it (line " +
+                                  std::to_string(l.size()) + ": lines=3 crc=0x00000000, " + want);
+  EXPECT_EQ(found[0].notes, std::vector<std::string>{"line " + std::to_string(l.size()) +
+                                                     ": an end line that does not match the begin line (line 1), skipped"});
   bad.back() = "sfu-crash-end lines=";
-  EXPECT_EQ(found_in(join(bad))[0].problem, "line " + std::to_string(l.size()) + ": the end line is damaged");
+  EXPECT_EQ(found_in(join(bad))[0].problem, "the record begun at line 1 has no end line that matches it (line " +
+                                                std::to_string(l.size()) + ": a damaged end line)");
+  // The right end line after them: the record decodes, the skipped one noted.
+  bad.push_back(l.back());
+  found = found_in(join(bad));
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].bytes, p->record());
+  EXPECT_EQ(found[0].notes, std::vector<std::string>{"line " + std::to_string(l.size()) +
+                                                     ": a damaged end line inside the record, skipped"});
   // Without its begin line: the data lines and the end line are named, never decoded.
   bad = l;
   bad.erase(bad.begin());
-  std::vector<FoundRecord> found = found_in(join(bad));
+  found = found_in(join(bad));
   ASSERT_EQ(found.size(), 2u);
   size_t data = first_data_line(bad);
   EXPECT_EQ(found[0].problem,
             "line " + std::to_string(data + 1) + ": data lines outside any record (its begin line is missing or damaged)");
   EXPECT_EQ(found[1].problem, "line " + std::to_string(bad.size()) + ": an end line without its begin line");
+}
+
+// The record's bytes with module 0's name replaced (its CRC made right again), as a record a
+// kernel with such a module name would capture.
+std::vector<uint8_t> with_module_name(std::vector<uint8_t> rec, const std::string &name) {
+  sfu_crash_view v;
+  EXPECT_EQ(sfu_crash_open(&v, rec.data(), rec.size()), SFU_OK);
+  EXPECT_LT(name.size(), size_t(SFU_CRASH_NAME_MAX));
+  uint8_t *field = rec.data() + v.modules_at + sfu::crash::module::kName;
+  memset(field, 0, SFU_CRASH_NAME_MAX);
+  memcpy(field, name.data(), name.size());
+  bool big = v.big_endian != 0;
+  sfu::crash::put(rec.data() + sfu::crash::hdr::kCrc,
+                  sfu_crc32(0, rec.data() + sfu::crash::kCrcFrom, rec.size() - sfu::crash::kCrcFrom), 4, big);
+  return rec;
+}
+
+TEST(CrashPrint, AModuleNameCannotForgeALine) {
+  // Module names holding LF, CR or ESC before a marker: printed clean in the module line and in
+  // every frame line, so the record's text has exactly its own marker lines, and reads back.
+  std::vector<uint8_t> plain;
+  {
+    CrashMachine m = crash_machine(SFU_ABI_AMD64_LE);
+    plain = print_record(m)->record();
+  }  // no module registered now: the frames print the record's own name
+  for (const char *name : {"\nsfu-crash-end lines=9 crc=0x0", "k\r\nsfu-crash-begin v1 x86_64",
+                           "\x1b[2K\rsfu-crash-data 0 QUJD 0x0"}) {
+    SCOPED_TRACE(name);
+    std::vector<uint8_t> rec = with_module_name(plain, name);
+    sfu_crash_view v;
+    ASSERT_EQ(sfu_crash_open(&v, rec.data(), rec.size()), SFU_OK);
+    PrintedText out;
+    size_t lines = sfu_crash_print(&out.sink, &v);
+    std::vector<std::string> l = lines_of(out.s);
+    ASSERT_EQ(lines, l.size());
+    for (char c : out.s) EXPECT_TRUE(c == '\n' || (c >= 0x20 && c < 0x7f)) << int(c);
+    std::string clean = name;
+    for (char &c : clean) c = c >= 0x20 && c < 0x7f ? c : '?';
+    EXPECT_EQ(l[3], "sfu-crash: module 0 " + clean + " 0x0000000000100000-0x0000000000101000 build-id "
+                    "5a1f009c42e713886d01b47e20c3990a55f03b61");
+    for (size_t i = 4; i < 7; i++) EXPECT_EQ(l[i].substr(l[i].size() - clean.size() - 2), "  " + clean) << l[i];
+    for (size_t i = 1; i + 1 < l.size(); i++)
+      EXPECT_TRUE(l[i].rfind("sfu-crash: ", 0) == 0 || l[i].rfind("sfu-crash-data ", 0) == 0) << l[i];
+    std::vector<FoundRecord> found = found_in(out.s);
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].problem, "");
+    EXPECT_EQ(found[0].notes, std::vector<std::string>{});
+    EXPECT_EQ(found[0].bytes, rec);
+  }
+}
+
+TEST(CrashPrint, ForgedMarkerLinesInsideARecordAreSkipped) {
+  // What an older sfunwind printed for a module name holding a newline (the name raw in the frame
+  // lines), and any other line inside a record that only looks like one of its marker lines: each
+  // is skipped with a note naming it, and the record decodes.
+  CrashMachine m = crash_machine(SFU_ABI_AMD64_LE);
+  auto p = print_record(m);
+  std::vector<std::string> l = lines_of(p->text);
+  size_t data = first_data_line(l);
+  size_t count = l.size() - 1 - data;
+  std::vector<uint8_t> zeros(48, 0);
+  std::string forged_data = "sfu-crash-data 0 AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+  char crc[16];
+  snprintf(crc, sizeof crc, " 0x%08x", unsigned(sfu_crc32(0, forged_data.data(), forged_data.size())));
+  forged_data += crc;  // a right checksum: only the record's CRC tells it from the real line 0
+  std::vector<std::string> forged = {
+      "sfu-crash:  #1     0x0000000000100120  sp 0x0000000000007f10  task   [table]      ",
+      "sfu-crash-end lines=9 crc=0x0",  // the issue's: the name cut to fit the record
+      "sfu-crash-end lines=" + std::to_string(count) + " crc=0x12345678",
+      "sfu-crash-begin v1 x86_64 len=400 crc=0x00000000",
+      forged_data,
+      "sfu-crash-data 3 QUJD 0x00000000",
+      "sfu-crash-begin v1 x86_64 len=1O",
+  };
+  std::vector<std::string> log = l;
+  log.insert(log.begin() + 5, forged.begin(), forged.end());  // after frame line #0
+  size_t at = 6;  // the first forged line's number (1-based)
+  std::vector<FoundRecord> found = found_in(join(log));
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].problem, "");
+  EXPECT_EQ(found[0].bytes, p->record());
+  EXPECT_EQ(found[0].where, "serial.log:1-" + std::to_string(log.size()));
+  auto line = [&](size_t k) { return "line " + std::to_string(at + k) + ": "; };
+  EXPECT_EQ(found[0].notes,
+            (std::vector<std::string>{
+                line(1) + "a damaged end line inside the record, skipped",
+                line(2) + "an end line that does not match the begin line (line 1), skipped",
+                line(3) + "a begin line inside the record, skipped",
+                line(4) + "data line 0 with contents the record's CRC rules out, skipped",
+                line(5) + "data line fails its checksum, skipped",
+                line(6) + "a begin line inside the record, skipped",
+            }));
+
+  // The same lines where no record is open: what they are, as before.
+  std::vector<FoundRecord> alone = found_in(join({forged[2], forged[4]}));
+  ASSERT_EQ(alone.size(), 2u);
+  EXPECT_EQ(alone[0].problem, "line 1: an end line without its begin line");
+  EXPECT_EQ(alone[1].problem, "line 2: data lines outside any record (its begin line is missing or damaged)");
+}
+
+TEST(CrashPrint, AForgedRecordInsideARecord) {
+  // A whole record's lines inside another's readable part (a log that quotes one, or a forgery
+  // whose begin and end agree): the inner one decodes as what it is, the outer one still does.
+  CrashMachine m = crash_machine(SFU_ABI_AMD64_LE);
+  auto outer = print_record(m, "outer");
+  auto inner = print_record(m, "inner");
+  std::vector<std::string> l = lines_of(outer->text), in = lines_of(inner->text);
+  std::vector<std::string> log = l;
+  log.insert(log.begin() + 3, in.begin(), in.end());
+  std::vector<FoundRecord> found = found_in(join(log));
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].where, "serial.log:1-" + std::to_string(log.size()));
+  EXPECT_EQ(found[0].problem, "");
+  EXPECT_EQ(found[0].bytes, outer->record());
+  EXPECT_EQ(found[1].where, "serial.log:4-" + std::to_string(3 + in.size()));
+  EXPECT_EQ(found[1].bytes, inner->record());
+  // The outer record took the inner one's data lines as other contents of its indexes, and chose
+  // its own by its CRC.
+  EXPECT_FALSE(found[0].notes.empty());
+  for (const std::string &n : found[0].notes) EXPECT_NE(n.find("the record's CRC rules out"), std::string::npos) << n;
 }
 
 TEST(CrashPrint, GarbageIsNoRecord) {

@@ -36,6 +36,9 @@ int run_crash(const Command &self, const Args &args) {
     crash::RecordReport r;
     crash::report_record(found[i], images, options, r);
     std::string which = found.size() > 1 ? "record " + std::to_string(i + 1) + " of " + std::to_string(found.size()) + ": " : "";
+    // Lines inside the record that were skipped (forged or damaged marker lines): said, not fatal.
+    for (const std::string &note : found[i].notes)
+      fprintf(stderr, "sfu %s: %s: note: %s%s\n", self.name, found[i].where.c_str(), which.c_str(), note.c_str());
     if (!r.text.empty()) {  // decoded, perhaps refused afterwards (a module's table): the trace stands
       if (i > 0) printf("\n");
       fputs(r.text.c_str(), stdout);

@@ -14,6 +14,10 @@ struct FoundRecord {
   std::string where;           // "log.txt:12-40" (its begin to end line) or the file name
   std::vector<uint8_t> bytes;  // the record's bytes; empty when `problem` is set
   std::string problem;         // why it could not be rebuilt, naming the line; "" when fine
+  // Lines inside the record that were skipped, "line N: what it was": a marker line that does
+  // not check (a forged or damaged begin, data or end line), a data line repeated with other
+  // contents. The record decodes without them; a command shows them.
+  std::vector<std::string> notes;
 };
 
 // Every record in `input`, in order. `name` is the file's name for the messages. A file that
