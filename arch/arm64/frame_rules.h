@@ -21,6 +21,9 @@ struct Arm64 {
   // the caller's. A frame stopped at PC 0 (a call through a NULL pointer) is walked by it.
   static constexpr sfu_row kEntryRow = {0, 0, 0, {SFU_RULE_REGISTER, kSp, 0}, {SFU_RULE_UNCHANGED, 0, 0},
                                         {SFU_RULE_UNCHANGED, 0, 0}, 0};
+  // Whether a PC a trap frame or the start registers hold is a stop at address 0: an instruction
+  // abort or an undefined instruction there, both with ELR 0.
+  static constexpr bool at_address_zero(uint64_t pc) { return pc == 0; }
   // The one architecture of either byte order (a host build walks both).
   static constexpr bool big_endian(uint8_t abi) { return sframe::abi_big_endian(abi); }
 

@@ -19,10 +19,15 @@ struct S390x {
   static constexpr int64_t kSaveAreaRa = 14 * 8, kSaveAreaFp = 11 * 8;
   static uint64_t strip_ra(uint64_t ra, bool, unsigned) { return ra; }
   // The rule at a function's first instruction: the return address in r14 (brasl, basr), r15 the
-  // caller's SP, so the CFA is r15 + 160; r11 the caller's. A frame stopped at PC 0 (a call
+  // caller's SP, so the CFA is r15 + 160; r11 the caller's. A frame stopped at address 0 (a call
   // through a NULL pointer) is walked by it.
   static constexpr sfu_row kEntryRow = {0, 0, 0, {SFU_RULE_REGISTER, kSp, -kSpFromCfa}, {SFU_RULE_UNCHANGED, 0, 0},
                                         {SFU_RULE_UNCHANGED, 0, 0}, 0};
+  // Whether a PC a trap frame or the start registers hold is a stop at address 0: 0 itself (a
+  // nullified instruction there), or the address after the instruction at 0 (2, 4 or 6 bytes
+  // long), where the old PSW of a suppressed or completed one points. The lowcore is at 0: where
+  // its first halfword is 0 (opcode 0x00), an operation exception, the PSW at 2.
+  static constexpr bool at_address_zero(uint64_t pc) { return pc <= 6 && pc % 2 == 0; }
 };
 
 }  // namespace sfu::arch

@@ -21,6 +21,9 @@ struct X86_64 {
   // pointer) is walked by it.
   static constexpr sfu_row kEntryRow = {0, 0, 0, {SFU_RULE_REGISTER, kSp, 8}, {SFU_RULE_AT_CFA, 0, -8},
                                         {SFU_RULE_UNCHANGED, 0, 0}, 0};
+  // Whether a PC a trap frame or the start registers hold is a stop at address 0: a fetch there
+  // faults with RIP 0.
+  static constexpr bool at_address_zero(uint64_t pc) { return pc == 0; }
 };
 
 }  // namespace sfu::arch

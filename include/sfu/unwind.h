@@ -273,7 +273,8 @@ struct sfu_cursor {
  * last.
  *
  * A call through a NULL function pointer: a topmost frame (these registers, or an interrupted
- * context a trap frame restores) whose pc is 0 and in no registered text is given, unreliable,
+ * context a trap frame restores) whose pc is 0 and in no registered text (on s390x also 2, 4 or 6:
+ * an old PSW just past the instruction at 0, as a trap frame saves it) is given, unreliable,
  * and the walk goes on from the return address the call left, by the rule of a function's first
  * instruction: x86_64 the word at SP (the caller's SP 8 above it), arm64 x30, s390x r14 (SP
  * unchanged). Give x30/r14 in the registers or the trap layout, or the walk stops there with

@@ -354,13 +354,14 @@ template <class Arch>
   sfu_error e = SFU_OK;
   if (!m) {
     // Outside all known text: nothing more to say, except of a topmost frame (the start
-    // registers, or a trap frame's) stopped at PC 0. Nothing runs there: the CPU jumped to 0,
-    // nearly always by a call through a NULL function pointer, and faulted before the callee
-    // did anything, so the rule of a function's first instruction finds the caller (x86_64: the
-    // return address at SP; arm64: x30; s390x: r14). The frame was shown unreliable (its PC is
-    // in no text), and so is everything after it: a jump through NULL, not a call, leaves no
-    // return address of its own, and this rule then finds the caller's caller.
-    if (pc != 0 || !c.topmost) return SFU_STOP_END;
+    // registers, or a trap frame's) stopped at address 0 (PC 0; on s390x also the old PSW just
+    // past an instruction at 0). Nothing runs there: the CPU jumped to 0, nearly always by a
+    // call through a NULL function pointer, and faulted before the callee did anything, so the
+    // rule of a function's first instruction finds the caller (x86_64: the return address at
+    // SP; arm64: x30; s390x: r14). The frame was shown unreliable (its PC is in no text), and
+    // so is everything after it: a jump through NULL, not a call, leaves no return address of
+    // its own, and this rule then finds the caller's caller.
+    if (!Arch::at_address_zero(pc) || !c.topmost) return SFU_STOP_END;
     row = Arch::kEntryRow;
   } else if (!cached_row(*m, lookup, row)) {
     prefetch_buckets<Arch>(c, *m);  // the table is read: the buckets of the frames ahead too

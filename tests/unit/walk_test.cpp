@@ -1290,16 +1290,49 @@ TEST(NullCall, S390xAcrossATrapFrame) {
   sfu_walk_config c = m.config(SFU_ABI_S390X_BE);
   c.traps = &entry;
   c.num_traps = 1;
-  Walked w = walk_checked(regs_with(H + 4, {{SFU_S390X_SP, 0x3e00}}), c);
-  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{H + 4, E + 0x10, 0, P + 0x12, Q + 0x24}));
-  ASSERT_EQ(w.frames.size(), 5u);
-  EXPECT_TRUE(w.frames[1].reliable);
-  expect_null_frame(w.frames[2], SFU_SOURCE_TRAP_FRAME);
-  EXPECT_EQ(w.frames[2].sp, 0x7c00u);
-  EXPECT_EQ(w.frames[3].sp, 0x7c00u);
-  EXPECT_FALSE(w.frames[4].reliable);
-  EXPECT_EQ(w.stop, SFU_STOP_END);
+  // The old PSW holds 0 where the instruction at 0 was nullified, and the address after it (2, 4
+  // or 6 bytes long) where it was suppressed: opcode 0x00, what most kernels' lowcore holds at 0,
+  // is an operation exception with the PSW at 2. Each is the stop at address 0, shown as saved.
+  for (uint64_t psw : {0, 2, 4, 6}) {
+    m.put(regs_at + 0x120, psw);
+    Walked w = walk_checked(regs_with(H + 4, {{SFU_S390X_SP, 0x3e00}}), c);
+    EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{H + 4, E + 0x10, psw, P + 0x12, Q + 0x24})) << psw;
+    ASSERT_EQ(w.frames.size(), 5u);
+    EXPECT_TRUE(w.frames[1].reliable);
+    EXPECT_EQ(w.frames[2].source, SFU_SOURCE_TRAP_FRAME);
+    EXPECT_EQ(w.frames[2].module, nullptr);
+    EXPECT_FALSE(w.frames[2].reliable);
+    EXPECT_EQ(w.frames[2].sp, 0x7c00u);
+    EXPECT_EQ(w.frames[3].sp, 0x7c00u);
+    EXPECT_FALSE(w.frames[4].reliable);
+    EXPECT_EQ(w.stop, SFU_STOP_END);
+  }
+  // Past a first instruction at 0 (8: no instruction is longer than 6 bytes), or odd: no stop at
+  // address 0, the last frame.
+  for (uint64_t psw : {8, 1}) {
+    m.put(regs_at + 0x120, psw);
+    Walked w = walk_checked(regs_with(H + 4, {{SFU_S390X_SP, 0x3e00}}), c);
+    EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{H + 4, E + 0x10, psw})) << psw;
+    EXPECT_EQ(w.stop, SFU_STOP_END);
+  }
   EXPECT_TRUE(m.stray_reads().empty());
+}
+
+TEST(NullCall, OnlyAddressZeroItselfOnX86_64AndArm64) {
+  // x86_64 and arm64 fault at the fetch from 0 with the PC 0; a PC of 2 in no text is some other
+  // stop, shown as the last frame.
+  {
+    X86Chain x;
+    Walked w = walk_checked(regs_with(2, {{SFU_X86_64_RSP, 0x7f08}, {SFU_X86_64_RBP, 0x7fa0}}), x.mem.config(SFU_ABI_AMD64_LE));
+    EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{2}));
+    EXPECT_EQ(w.stop, SFU_STOP_END);
+  }
+  Arm64Chain a;
+  ASSERT_EQ(a.reg.error(), SFU_OK);
+  Walked w = walk_checked(regs_with(4, {{SFU_ARM64_SP, 0x7f00}, {SFU_ARM64_FP, 0x7f00}, {SFU_ARM64_LR, a.M + 0x14}}),
+                          a.mem.config(SFU_ABI_AARCH64_LE));
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{4}));
+  EXPECT_EQ(w.stop, SFU_STOP_END);
 }
 
 }  // namespace
