@@ -71,6 +71,9 @@ void trap_regs(const struct trap_frame *frame, struct sfu_regs *regs);
  * fault_traced() says whether it happened since, and disarms. */
 void trace_next_fault(unsigned ec, const char *name, const char *expect);
 int fault_traced(void);
+/* With the next traced fault, a second trace from inside handle_sync itself (sfu_capture_here):
+ * it crosses the entry code's trap frame into the faulting context. */
+void trace_fault_in_handler(const char *name, const char *expect);
 
 /* A scenario's own synchronous exceptions (single-step): returns 1 when it handled one, after
  * setting frame->elr and frame->spsr for the return. NULL: none. */

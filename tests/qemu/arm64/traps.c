@@ -10,6 +10,10 @@ static struct {
 
 static sync_hook scenario_hook;
 
+static struct {
+  const char *name, *expect;
+} in_handler;
+
 struct fixup {
   uint64_t fault, resume;
 };
@@ -38,6 +42,11 @@ void trace_next_fault(unsigned ec, const char *name, const char *expect) {
   next_fault.expect = expect;
   next_fault.taken = 0;
   next_fault.armed = 1;
+}
+
+void trace_fault_in_handler(const char *name, const char *expect) {
+  in_handler.name = name;
+  in_handler.expect = expect;
 }
 
 int fault_traced(void) {
@@ -69,8 +78,15 @@ void handle_sync(struct trap_frame *frame) {
     trap_regs(frame, &regs);
     next_fault.armed = 0;
     kernel_trace(next_fault.name, next_fault.expect, &regs);
+    if (in_handler.name) {
+      sfu_capture_here(&regs);
+      kernel_trace(in_handler.name, in_handler.expect, &regs);
+      in_handler.name = 0;
+    }
     next_fault.taken = 1;
-    frame->elr += 4; /* every fault the scenarios raise is one 4-byte instruction */
+    /* Every fault the scenarios raise is one 4-byte instruction; a call through NULL (ELR 0)
+     * "returns" to its caller instead. */
+    frame->elr = frame->elr == 0 ? frame->x[30] : frame->elr + 4;
     return;
   }
   if (scenario_hook && scenario_hook(frame, esr)) return;

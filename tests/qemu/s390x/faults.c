@@ -28,6 +28,15 @@ __attribute__((noinline)) void fault_addressing(void) {
 
 #define CHAIN RUN_CHAIN_FRAMES " scenario_faults kernel_main _start"
 
+/* run_chain(0): chain_6 calls through a NULL function pointer (basr %r14 to 0). Nothing runs at
+ * 0: the kernel keeps an invalid opcode there (below), so the CPU stops at once with an operation
+ * exception and the return address into chain_6 still in r14. The walk shows the PC-0 frame and
+ * goes on from r14, never vouching for the trace; the handler (traps.c) resumes at r14. */
+#define NULL_CALL_EXPECT "? " CHAIN " | end-of-stack unreliable"
+/* The same from inside the handler: the walk crosses pgm_entry's trap frame, whose saved PSW
+ * address is 0, into the PC-0 frame and goes on (it used to end there, end-of-stack reliable). */
+#define NULL_CALL_HANDLER_EXPECT "program_check_handler pgm_entry " NULL_CALL_EXPECT
+
 static const struct {
   const char *name;
   void (*fn)(void);
@@ -36,12 +45,16 @@ static const struct {
     {"1-faults/operation", fault_operation, "fault_operation " CHAIN " | end-of-stack"},
     {"1-faults/specification", fault_specification, "fault_specification " CHAIN " | end-of-stack"},
     {"1-faults/addressing", fault_addressing, "fault_addressing " CHAIN " | end-of-stack"},
+    {"1-faults/null-call", 0, NULL_CALL_EXPECT},
 };
 
 __attribute__((noinline)) int scenario_faults(void) {
   int failed = 0;
+  /* Real address 0 (the IPL PSW, used only at IPL) gets opcode 0x00 for the null-call case. */
+  __asm__ volatile("xc 0(2,%%r0),0(%%r0)" ::: "memory");
   for (unsigned i = 0; i < sizeof(faults) / sizeof(faults[0]); i++) {
     expect_fault(faults[i].name, faults[i].expect);
+    if (!faults[i].fn) expect_handler_trace("1-faults/null-call-handler", NULL_CALL_HANDLER_EXPECT);
     run_chain(faults[i].fn);
     failed += !fault_taken();
   }

@@ -82,19 +82,32 @@ void program_check_handler(struct trap_frame *tf) {
     tf->psw_addr = e->resume;
     return;
   }
-  e = find_entry(__start_ex_table, __stop_ex_table, tf);
-  if (!e || !fault_name || fault_seen) unexpected("program check", tf);
+  /* A call through a NULL function pointer (faults.c): the CPU went to address 0, whose first
+   * halfword is opcode 0x00, and took an operation exception there, the old PSW past it. The
+   * walk starts at PC 0, and the code resumes at the return address the call left in r14.
+   * Any other fault must be listed in __ex_table. */
+  uint64_t pc, resume;
+  uint32_t ilen = (tf->int_code >> 16) & 6;
+  if (fault_name && !fault_seen && tf->psw_addr == ilen) {
+    pc = 0;
+    resume = tf->gprs[14];
+  } else {
+    e = find_entry(__start_ex_table, __stop_ex_table, tf);
+    if (!e || !fault_name || fault_seen) unexpected("program check", tf);
+    pc = e->insn;
+    resume = e->resume;
+  }
   fault_seen = 1;
   struct sfu_regs regs;
   trap_regs(tf, &regs);
-  regs.pc = e->insn;
+  regs.pc = pc;
   kernel_trace(fault_name, fault_expect, &regs);
   if (handler_name) {
     sfu_capture_here(&regs);
     kernel_trace(handler_name, handler_expect, &regs);
     handler_name = handler_expect = 0;
   }
-  tf->psw_addr = e->resume;
+  tf->psw_addr = resume;
 }
 
 void restart_handler(struct trap_frame *tf) {

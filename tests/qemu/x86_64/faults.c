@@ -22,6 +22,22 @@ static noipa void fault_divide(void) {
 /* run_chain tail-calls chain_1, so chain_1 returns straight into scenario_faults. */
 #define CALLERS " " RUN_CHAIN_FRAMES " scenario_faults kernel_main _start"
 
+/* run_chain(0): chain_6 calls through a NULL function pointer. Page 0 is not mapped: the fetch
+ * faults with RIP 0 (CR2 0) and the return address into chain_6 at RSP. The walk shows the PC-0
+ * frame and goes on from that return address, never vouching for the trace; the handler pops it
+ * into RIP, as if the call had returned. */
+#define NULL_CALL_EXPECT "?" CALLERS " | end-of-stack unreliable"
+/* The same from inside the handler: the walk crosses trap_common's trap frame, whose saved RIP is
+ * 0, into the PC-0 frame and goes on (it used to end there, end-of-stack reliable). */
+#define NULL_CALL_HANDLER_EXPECT \
+  "null_call_in_handler on_fault trap_dispatch trap_common ?" CALLERS " | end-of-stack unreliable"
+
+static noipa void null_call_in_handler(void) {
+  struct sfu_regs regs;
+  sfu_capture_here(&regs);
+  kernel_trace("1-faults/null-call-handler", NULL_CALL_HANDLER_EXPECT, &regs);
+}
+
 static const struct fault_case {
   const char *name;
   void (*fn)(void);
@@ -32,6 +48,7 @@ static const struct fault_case {
     {"1-faults/int3", fault_int3, VEC_BP, "fault_int3" CALLERS " | end-of-stack"},
     {"1-faults/page-fault", fault_null_read, VEC_PF, "fault_null_read" CALLERS " | end-of-stack"},
     {"1-faults/divide-error", fault_divide, VEC_DE, "fault_divide" CALLERS " | end-of-stack"},
+    {"1-faults/null-call", 0, VEC_PF, NULL_CALL_EXPECT},
 };
 
 static const struct fault_case *current;
@@ -49,6 +66,12 @@ static void on_fault(struct trap_frame *f) {
     failures++;
   }
   if (f->vector == VEC_BP) return; /* already past the int3 */
+  if (f->rip == 0) {                /* a call through NULL: return to its caller */
+    null_call_in_handler();
+    f->rip = *(const uint64_t *)f->rsp;
+    f->rsp += 8;
+    return;
+  }
   if (!trap_fixup(f)) {
     kputs("sfu-error 1-faults: no fixup for the fault\n");
     kernel_done(1);
