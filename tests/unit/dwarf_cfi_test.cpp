@@ -1153,37 +1153,23 @@ ErrorCases error_cases() {
     e.add("4-byte start + length wraps", b, "fde-range-overflow", fm.rec);
   }
   {
-    // Rows are full copies: a long expression copied into many rows spends the memory budget
-    // (2^20 + 4 per section byte; a row costs 1 + its rules + expression bytes / 8).
+    // DW_CFA_remember_state copies the rules: remembered and restored over and over without a
+    // single row, a long expression spends the work budget (2^24 + 8 per section byte). The
+    // FDE's start (a copy of the CIE's rules) and each remember cost 1 + 1 + 8000 / 8; the check
+    // before the next instruction (that remember's restore_state) refuses. Unbounded, a 4 MB
+    // section of this shape once took 1.6 GB and half a minute.
     Builder b;
     CieSpec c = x86_cie();
     c.insns = Ops().def_cfa(7, 8).expr(16, std::vector<uint8_t>(8000, 0x96)).v;
     auto cm = b.cie(c);
     Ops ops;
-    constexpr unsigned kPairs = 1400;
-    for (unsigned i = 0; i < kPairs; i++) ops.adv(1).def_cfa_offset(i % 2 ? 8 : 16);
-    auto fm = b.fde(F(cm.rec, kStart, 0x10000).ops(ops.v));
-    uint64_t budget = (uint64_t(1) << 20) + 4 * b.b.size(), row_cost = 1 + 1 + 8000 / 8;
-    uint64_t failing_row = budget / row_cost;  // the advance that would emit it fails
-    EXPECT_LT(failing_row, kPairs);
-    e.add("rows past the memory budget", b, "too-many-rules", fm.insns + 3 * failing_row);
-  }
-  {
-    // DW_CFA_remember_state copies the rules too: remembered and restored over and over without
-    // a single row, the same long expression spends the same budget (a 4 MB section of this
-    // shape once took 1.6 GB and half a minute).
-    Builder b;
-    CieSpec c = x86_cie();
-    c.insns = Ops().def_cfa(7, 8).expr(16, std::vector<uint8_t>(8000, 0x96)).v;
-    auto cm = b.cie(c);
-    Ops ops;
-    constexpr unsigned kPairs = 1200;
+    constexpr unsigned kPairs = 18000;
     for (unsigned i = 0; i < kPairs; i++) ops.remember().restore_state();
     auto fm = b.fde(F(cm.rec, kStart, 0x10).ops(ops.v));
-    uint64_t budget = (uint64_t(1) << 20) + 4 * b.b.size(), copy_cost = 1 + 1 + 8000 / 8;
-    uint64_t failing = budget / copy_cost;  // the remember that would pass it
-    EXPECT_LT(failing, kPairs);
-    e.add("remembered states past the memory budget", b, "too-many-rules", fm.insns + 2 * failing);
+    uint64_t budget = (uint64_t(1) << kWorkBaseLog2) + kWorkPerByte * b.b.size(), copy = 1 + 1 + 8000 / 8;
+    uint64_t k = budget / copy;  // the remember that passes it: (k + 1) * copy > budget
+    EXPECT_LE(k, kPairs);
+    e.add("remembered states past the work budget", b, "too-many-rules", fm.insns + 2 * (k - 1) + 1);
   }
   return e;
 }
@@ -1203,6 +1189,127 @@ TEST(DwarfCfi, EveryErrorNameAtItsOffset) {
     produced.insert(err.name);
   }
   for (const char *name : kErrorNames) EXPECT_TRUE(produced.count(name)) << name << " never produced";
+}
+
+// ---- Budgets against hostile CFI ----
+
+// A CIE giving `rules` registers a rule (DW_CFA_offset_extended) besides the CFA and the RA, then
+// `fdes` FDEs of 4 KiB running `ops` (none: one row each).
+Builder fat_cie(unsigned rules, unsigned fdes, const Ops &ops = Ops(), uint16_t machine = kEmX86_64) {
+  Builder b(true, false, false, machine);
+  CieSpec c = x86_cie();
+  Ops insns = Ops().def_cfa(7, 8).offset(16, 1);
+  for (unsigned r = 0; r < rules; r++) insns.offset_ext(17 + r, 2);
+  c.insns = insns.v;
+  auto cm = b.cie(c);
+  for (unsigned i = 0; i < fdes; i++) b.fde(F(cm.rec, kStart + 0x1000 * i, 0x1000).ops(ops.v));
+  return b;
+}
+
+TEST(DwarfCfi, RowsShareTheirRules) {
+  // The review's shape: a CIE with 96 rules and tiny FDEs, each one row. Each row used to be a
+  // copy of the 96 rules (400 bytes of memory per byte of CFI, 1.6 GB for 4 MB); now every row
+  // shares the one set, and an FDE costs its record and its row, whatever its CIE holds.
+  constexpr unsigned kRules = 95, kFdes = 2000;
+  Builder b = fat_cie(kRules, kFdes);
+  Section s = b.section();
+  std::vector<Fde> fdes;
+  Error err;
+  Usage u;
+  ASSERT_TRUE(read_cfi(s, fdes, err, &u)) << err.name << ": " << err.detail;
+  ASSERT_EQ(fdes.size(), kFdes);
+  const RuleMap *shared = &fdes[0].rows[0].regs.map();
+  EXPECT_EQ(shared->size(), kRules + 1);
+  for (const Fde &f : fdes) {
+    ASSERT_EQ(f.rows.size(), 1u);
+    EXPECT_EQ(&f.rows[0].regs.map(), shared);
+  }
+  // Counted: the CIE and its rules, the one set and its rules, and per FDE its record and row.
+  EXPECT_EQ(u.memory_peak, kCieBytes + 2 * (kRules + 1) * kRuleBytes + kSetBytes + kFdes * (sizeof(Fde) + sizeof(Row)));
+  // Work: per FDE the copy of the CIE's rules, and its one row's rules hashed (the first: and
+  // copied) and compared with the kept set.
+  EXPECT_EQ(u.work, kFdes * (1 + 3 * (kRules + 1)));
+  EXPECT_LT(u.memory_peak, 48 * s.size);
+}
+
+TEST(DwarfCfi, TheDensestRowsFitTheBudget) {
+  // A new row every 2 bytes (AArch64: advance_loc 1, negate_ra_state), the most a byte of CFI
+  // can ask for: under kMemoryPerByte per byte, so only a section far past real CFI's 12 to 23
+  // bytes per byte is refused. And the rules copied stay under 2 per byte.
+  Ops ops;
+  for (unsigned i = 0; i < 2000; i++) ops.adv(1).negate_ra();
+  Builder b(true, false, false, kEmAarch64);
+  CieSpec c = x86_cie();
+  c.insns = Ops().def_cfa(31, 0).v;
+  auto cm = b.cie(c);
+  for (unsigned i = 0; i < 200; i++) b.fde(F(cm.rec, kStart + 0x1000 * i, 2001).ops(ops.v));
+  Section s = b.section();
+  std::vector<Fde> fdes;
+  Error err;
+  Usage u;
+  ASSERT_TRUE(read_cfi(s, fdes, err, &u)) << err.name << ": " << err.detail;
+  ASSERT_EQ(fdes.size(), 200u);
+  EXPECT_EQ(fdes[0].rows.size(), 2001u);
+  EXPECT_EQ(fdes[0].rows.capacity(), 2001u);  // shrunk to fit when the FDE ended
+  EXPECT_GT(u.memory_peak, 40 * s.size);
+  EXPECT_LT(u.memory_peak, kMemoryPerByte * s.size);
+  EXPECT_LT(u.work, 2 * s.size);
+  EXPECT_EQ(u.memory_limit, kMemoryBase + kMemoryPerByte * s.size);
+  EXPECT_EQ(u.work_limit, (uint64_t(1) << kWorkBaseLog2) + kWorkPerByte * s.size);
+}
+
+TEST(DwarfCfi, BudgetsAreExactLimits) {
+  // Whatever the shape, a read given exactly what it counted passes, and one unit less is
+  // refused by name: too-many-rules, saying which budget. The shapes: rows that change the CFA,
+  // rows that toggle a register's rule, remembered states, a fat CIE's tiny FDEs, events
+  // (Breakpad's reading), and a row per 2 bytes.
+  Ops cfa_rows, reg_rows, remembers, ra_rows;
+  for (unsigned i = 0; i < 300; i++) {
+    cfa_rows.adv(1).def_cfa_offset(i % 2 ? 8 : 16);
+    reg_rows.adv(1).offset(3, 2).adv(1).restore(3);
+    remembers.offset_ext(40 + i % 20, 1).remember().restore_state();
+    ra_rows.adv(1).negate_ra();
+  }
+  struct Shape {
+    const char *label;
+    Builder b;
+    bool events;
+  };
+  std::vector<Shape> shapes = {
+      {"cfa rows", fat_cie(10, 5, cfa_rows), false},
+      {"register rows", fat_cie(10, 5, reg_rows), false},
+      {"remembered states", fat_cie(10, 5, remembers), false},
+      {"tiny FDEs", fat_cie(95, 300), false},
+      {"events", fat_cie(10, 5, reg_rows), true},
+      {"a row per 2 bytes", fat_cie(0, 5, ra_rows, kEmAarch64), false},
+  };
+  for (Shape &sh : shapes) {
+    SCOPED_TRACE(sh.label);
+    Section s = sh.b.section();
+    s.keep_events = sh.events;
+    std::vector<Fde> fdes;
+    Error err;
+    Usage u;
+    ASSERT_TRUE(read_cfi(s, fdes, err, &u)) << err.name << ": " << err.detail;
+    ASSERT_GT(u.memory_peak, 0u);
+    ASSERT_GT(u.work, 0u);
+    Section m = s;
+    m.memory_budget = u.memory_peak;
+    EXPECT_TRUE(read_cfi(m, fdes, err)) << err.detail;
+    m.memory_budget = u.memory_peak - 1;
+    EXPECT_FALSE(read_cfi(m, fdes, err));
+    EXPECT_EQ(err.name, "too-many-rules");
+    EXPECT_EQ(err.detail, "the rows and rules read so far would hold " + std::to_string(u.memory_peak) +
+                              " bytes, past the budget of " + std::to_string(u.memory_peak - 1) + " (given)");
+    Section w = s;
+    w.work_budget = u.work;
+    EXPECT_TRUE(read_cfi(w, fdes, err)) << err.detail;
+    w.work_budget = u.work - 1;
+    EXPECT_FALSE(read_cfi(w, fdes, err));
+    EXPECT_EQ(err.name, "too-many-rules");
+    EXPECT_EQ(err.detail, "the rules copied and compared so far pass the budget of " + std::to_string(u.work - 1) +
+                              " (given)");
+  }
 }
 
 TEST(DwarfCfi, ErrorNamesAreDistinctKebabCase) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <unordered_map>
 
 #include "tools/dwarf/reader.h"
 #include "tools/elf/elf_file.h"
@@ -61,7 +62,7 @@ struct KeptCfa {
 struct State {
   CfaRule cfa;
   KeptCfa kept;
-  std::map<uint32_t, RegRule> regs;
+  RuleMap regs;
   bool ra_signed = false;
   uint64_t args_size = 0;
 };
@@ -71,7 +72,7 @@ struct State {
 struct Saved {
   CfaRule cfa;
   KeptCfa kept;
-  std::map<uint32_t, RegRule> regs;
+  RuleMap regs;
   bool ra_signed;
 };
 
@@ -101,9 +102,39 @@ struct Record {
   uint64_t body() const { return id_off + (dwarf64 ? 8 : 4); }
 };
 
-bool same_rules(const Row &row, const State &st) {
-  return row.cfa == st.cfa && row.regs == st.regs && row.ra_signed == st.ra_signed &&
-         row.args_size == st.args_size;
+// What the reader holds, in bytes, as the budget counts it (cfi.h): a rule in a map is a tree
+// node (the pair, four words of links and colour, an allocator header), an expression its bytes
+// and a header; a shared rule set its map, control block and place in the table of sets.
+uint64_t expr_bytes(const std::vector<uint8_t> &e) { return e.empty() ? 0 : e.size() + kHeapHeader; }
+
+uint64_t rules_bytes(const RuleMap &m) {
+  uint64_t n = 0;
+  for (const auto &[reg, rule] : m) n += kRuleBytes + expr_bytes(rule.expr);
+  return n;
+}
+
+// What copying, hashing or comparing a rule set costs in work (cfi.h): a unit per rule and per 8
+// bytes of expression.
+uint64_t rules_work(const RuleMap &m) {
+  uint64_t n = m.size();
+  for (const auto &[reg, rule] : m) n += rule.expr.size() / 8;
+  return n;
+}
+
+// A hash of a rule set, for the table that keeps each distinct set once.
+uint64_t hash_rules(const RuleMap &m) {
+  uint64_t h = 0x9e3779b97f4a7c15;
+  auto mix = [&h](uint64_t v) {
+    h ^= v + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2);
+    h *= 0xff51afd7ed558ccd;
+  };
+  for (const auto &[reg, rule] : m) {
+    mix(reg);
+    mix(rule.kind);
+    mix(uint64_t(rule.value));
+    for (uint8_t b : rule.expr) mix(b);
+  }
+  return h;
 }
 
 // Augmentation strings come from the file: keep details printable.
@@ -131,6 +162,7 @@ class Parser {
       off = rec.end;
       if (rec.terminator && s_.stop_at_terminator && s_.eh_frame) break;
       if (rec.terminator) continue;
+      if (!within_budget(top, rec.offset)) return false;
       const Cie *cie;
       if (is_cie(rec)) {
         if (!cie_at(rec, cie)) return false;
@@ -221,6 +253,8 @@ class Parser {
     if (it == cies_.end()) {
       Cie c;
       if (!read_cie(rec, c)) return false;
+      static_assert(sizeof(Cie) <= kCieBytes, "a CIE is counted as kCieBytes");
+      memory_ += kCieBytes + rules_bytes(c.initial.regs) + expr_bytes(c.initial.cfa.expr);
       it = cies_.emplace(rec.offset, std::move(c)).first;
     }
     cie = &it->second;
@@ -375,53 +409,105 @@ class Parser {
     f.ra_reg = c.ra_reg;
     f.signal_frame = c.signal_frame;
     f.pauth_key_b = c.pauth_key_b;
+    // Each FDE starts from a copy of its CIE's rules (and events): work, however small the FDE,
+    // charged before the copy is made.
+    work_ += 1 + rules_work(c.initial.regs) + c.initial.cfa.expr.size() / 8;
+    memory_ += sizeof(Fde);
+    if (s_.keep_events) {
+      work_ += c.events.size();
+      for (const RuleEvent &e : c.events)
+        memory_ += sizeof(RuleEvent) + expr_bytes(e.cfa.expr) + expr_bytes(e.rule.expr);
+    }
+    if (!within_budget(r, rec.offset)) return false;
     State st = c.initial;
     if (s_.keep_events) {
       f.events = c.events;
       for (RuleEvent &e : f.events) e.address = start;
     }
+    rows_charged_ = 0;
     if (!execute(c, r.pos(), rec.end, st, &f, s_.keep_events ? &f.events : nullptr)) return false;
+    f.rows.shrink_to_fit();  // held as long as the FDE: no room for rows that never come
+    memory_ = memory_ - rows_charged_ + sizeof(Row) * f.rows.size();
+    rows_charged_ = 0;
     out.push_back(std::move(f));
     return true;
   }
 
-  // Takes `cost` copies of rules (rows, remembered states, events) from the section's budget.
-  bool charge(uint64_t cost, Reader &r, uint64_t at) {
-    if (cost > budget_)
+  // The budgets, checked between instructions: what the rows, rule sets, FDEs, CIEs and events
+  // read so far hold (memory_, bytes), and the rules copied, hashed and compared so far (work_).
+  // Both grow with the input: each is refused by name past a base plus a multiple of the
+  // section's size, long before real CFI comes near it (libLLVM's 5 MB .eh_frame holds about 16
+  // bytes per byte, and does about 1 unit of work per byte; docs/host-tools.md). A check comes
+  // between instructions, after each row and before a rows' vector grows, so neither goes past
+  // its limit by more than one rule set (at most kRegisterLimit rules).
+  bool within_budget(Reader &r, uint64_t at) {
+    memory_peak_ = std::max(memory_peak_, memory_);
+    if (memory_ > memory_limit_)
       return r.fail(ErrorCode::kTooManyRules, at,
-                    "the copies of rules (rows, remembered states) pass the budget of 2^20 + " +
-                        std::to_string(kBudgetPerByte) + " per section byte");
-    budget_ -= cost;
+                    "the rows and rules read so far would hold " + std::to_string(memory_) +
+                        " bytes, past the budget of " + std::to_string(memory_limit_) +
+                        (s_.memory_budget ? std::string(" (given)")
+                                          : " (" + std::to_string(kMemoryBase >> 20) + " MiB + " +
+                                                std::to_string(kMemoryPerByte) + " per section byte)"));
+    if (work_ > work_limit_)
+      return r.fail(ErrorCode::kTooManyRules, at,
+                    "the rules copied and compared so far pass the budget of " + std::to_string(work_limit_) +
+                        (s_.work_budget ? std::string(" (given)")
+                                        : " (2^" + std::to_string(kWorkBaseLog2) + " + " +
+                                              std::to_string(kWorkPerByte) + " per section byte)"));
     return true;
   }
 
-  // What a full copy of the rules costs: one per rule, and one per 8 expression bytes.
-  static uint64_t copy_cost(const State &st) {
-    uint64_t cost = 1 + st.regs.size() + st.cfa.expr.size() / 8;
-    for (const auto &[n, rule] : st.regs) cost += rule.expr.size() / 8;
-    return cost;
+  // The shared copy of `m`: the one already kept when a row had these rules before.
+  RuleSet intern(const RuleMap &m) {
+    if (m.empty()) return RuleSet();
+    uint64_t cost = rules_work(m);
+    work_ += cost;  // the hash
+    std::vector<std::shared_ptr<const RuleMap>> &same_hash = sets_[hash_rules(m)];
+    for (const auto &kept : same_hash) {
+      work_ += cost;
+      if (*kept == m) return RuleSet(kept);
+    }
+    work_ += cost;
+    memory_ += kSetBytes + rules_bytes(m);
+    same_hash.push_back(std::make_shared<const RuleMap>(m));
+    return RuleSet(same_hash.back());
   }
 
-  // Appends [from, to) under `st`, extending the last row when the rules did not change.
-  // Each row is a full copy of the rules, so hostile input could make memory grow with the
-  // square of its size; a budget proportional to the section stops that long before real
-  // CFI comes near it (libLLVM's 5 MB .eh_frame spends 3.2 million).
+  // Appends [from, to) under `st`, extending the last row when the rules did not change. A row
+  // holds its own fields and shares its register rules with every row that has the same
+  // (intern), so memory grows with the rows, not with the rows times the rules.
   bool emit(Fde &f, uint64_t from, uint64_t to, const State &st, Reader &r, uint64_t at) {
     if (to <= from) return true;
-    if (!f.rows.empty() && f.rows.back().end == from && same_rules(f.rows.back(), st)) {
-      f.rows.back().end = to;
-      return true;
+    bool same_regs = false;
+    if (!f.rows.empty()) {
+      const Row &last = f.rows.back();
+      work_ += 1 + rules_work(st.regs) + st.cfa.expr.size() / 8;
+      same_regs = last.regs == st.regs;
+      if (same_regs && last.end == from && last.cfa == st.cfa && last.ra_signed == st.ra_signed &&
+          last.args_size == st.args_size) {
+        f.rows.back().end = to;
+        return true;
+      }
     }
-    if (!charge(copy_cost(st), r, at)) return false;
     Row row;
     row.start = from;
     row.end = to;
     row.cfa = st.cfa;
-    row.regs = st.regs;
+    row.regs = same_regs ? f.rows.back().regs : intern(st.regs);
     row.ra_signed = st.ra_signed;
     row.args_size = st.args_size;
+    memory_ += expr_bytes(row.cfa.expr);
+    // The rows' vector doubles: while it grows, the old buffer and the new one are both held.
+    // Each growth is charged whole until the FDE ends (read_fde then charges what it keeps).
+    if (f.rows.size() == f.rows.capacity()) {
+      uint64_t grown = sizeof(Row) * std::max<uint64_t>(1, 2 * f.rows.capacity());
+      memory_ += grown;
+      rows_charged_ += grown;
+      if (!within_budget(r, at)) return false;  // before the new buffer is allocated
+    }
     f.rows.push_back(std::move(row));
-    return true;
+    return within_budget(r, at);
   }
 
   // Runs the instructions in [begin, end) on `st`: a CIE's initial instructions when `fde` is
@@ -510,23 +596,22 @@ class Parser {
       e.kind = kind;
       e.address = loc;
       e.reg = n;
-      uint64_t cost = 1;
       if (kind == RuleEvent::kCfa) {
         e.cfa = st.cfa;
-        cost += e.cfa.expr.size() / 8;
       } else if (kind == RuleEvent::kRegister) {
         auto it = st.regs.find(n);
         e.has_rule = it != st.regs.end();
         if (e.has_rule) e.rule = it->second;
-        cost += e.rule.expr.size() / 8;
       }
-      if (!charge(cost, r, at)) return false;
+      work_ += 1;
+      memory_ += sizeof(RuleEvent) + expr_bytes(e.cfa.expr) + expr_bytes(e.rule.expr);
       events->push_back(std::move(e));
-      return true;
+      return within_budget(r, at);
     };
 
     while (!r.at_end()) {
       uint64_t at = r.pos();
+      if (!within_budget(r, at)) return false;
       uint8_t op;
       if (!r.u8(op, "opcode")) return false;
       uint32_t n, n2;
@@ -605,9 +690,8 @@ class Parser {
           if (stack.size() >= kMaxStateDepth)
             return r.fail(ErrorCode::kRememberStateTooDeep, at,
                           "more than " + std::to_string(kMaxStateDepth) + " remembered states");
-          // A full copy too: remembered over and over, it would cost time and memory with the
-          // square of the input, like rows.
-          if (!charge(copy_cost(st), r, at)) return false;
+          // A full copy: work (at most kMaxStateDepth of them are held at once).
+          work_ += 1 + rules_work(st.regs) + st.cfa.expr.size() / 8;
           stack.push_back(Saved{st.cfa, st.kept, st.regs, st.ra_signed});
           if (!note(RuleEvent::kRemember, 0, at)) return false;
           break;
@@ -680,24 +764,34 @@ class Parser {
           return r.fail(ErrorCode::kUnknownCfaOpcode, at, "opcode " + Reader::hex(op));
       }
     }
-    return !fde || emit(*fde, loc, fde->end, st, r, fde->offset);
+    return (!fde || emit(*fde, loc, fde->end, st, r, fde->offset)) && within_budget(r, end);
   }
 
-  static constexpr uint64_t kBudgetPerByte = 4, kBudgetBase = uint64_t(1) << 20;
+  public:
+  Usage usage() const { return Usage{memory_peak_, work_, memory_limit_, work_limit_}; }
 
+  private:
   const Section &s_;
   Error &err_;
-  uint64_t budget_ = kBudgetBase + kBudgetPerByte * s_.size;  // rules left for rows (emit)
+  uint64_t memory_ = 0, work_ = 0;
+  uint64_t rows_charged_ = 0;  // the growths of the current FDE's rows, charged in memory_
+  uint64_t memory_peak_ = 0;
+  uint64_t memory_limit_ = s_.memory_budget ? s_.memory_budget : kMemoryBase + kMemoryPerByte * s_.size;
+  uint64_t work_limit_ = s_.work_budget ? s_.work_budget : (uint64_t(1) << kWorkBaseLog2) + kWorkPerByte * s_.size;
+  std::unordered_map<uint64_t, std::vector<std::shared_ptr<const RuleMap>>> sets_;  // by hash_rules
   std::vector<uint64_t> starts_;  // record offsets, increasing
   std::map<uint64_t, Cie> cies_;  // by offset
 };
 
 }  // namespace
 
-bool read_cfi(const Section &section, std::vector<Fde> &out, Error &err) {
+bool read_cfi(const Section &section, std::vector<Fde> &out, Error &err, Usage *usage) {
   out.clear();
   err = Error{};
-  return Parser(section, err).run(out);
+  Parser p(section, err);
+  bool ok = p.run(out);
+  if (usage) *usage = p.usage();
+  return ok;
 }
 
 bool simple_expression(const std::vector<uint8_t> &expr, uint32_t &reg, int64_t &offset, bool &deref) {
