@@ -1,7 +1,9 @@
 // sfu: the host tool. `sfu COMMAND ARGS...`; each command lives in tools/commands/ and is one row
 // of kCommands; `sfu COMMAND --help` prints the command's usage. Exit status: 0 done, 1 the input
-// was refused (one line on stderr says why), 2 usage error.
+// was refused (one line on stderr says why; memory that runs out too), 2 usage error.
 #include <cstdio>
+#include <new>
+#include <stdexcept>
 #include <string>
 
 #include "tools/commands/commands.h"
@@ -61,5 +63,21 @@ int main(int argc, char **argv) {
     print_usage(stdout, *c);
     return kExitOk;
   }
-  return c->run(*c, Args(argv + 2, argv + argc));
+  // No command aborts: memory that runs out (a process limit, an input crafted to need more than
+  // the commands' budgets allow) or any other exception is a refusal, exit status 1, that says
+  // what was being done.
+  Args args(argv + 2, argv + argc);
+  std::string what;
+  for (const std::string &a : args) what += " " + a;
+  try {
+    return c->run(*c, args);
+  } catch (const std::bad_alloc &) {
+    fprintf(stderr, "sfu %s: out of memory (an allocation failed) working on%s: refused\n", c->name, what.c_str());
+  } catch (const std::length_error &) {
+    fprintf(stderr, "sfu %s: out of memory (a size past what can be allocated) working on%s: refused\n", c->name,
+            what.c_str());
+  } catch (const std::exception &e) {
+    fprintf(stderr, "sfu %s: %s, working on%s: refused\n", c->name, e.what(), what.c_str());
+  }
+  return kExitFailed;
 }

@@ -381,6 +381,69 @@ PY
 }
 check_crash_area
 
+# Hostile CFI (tests/gen/hostile_cfi.py): valid records crafted to cost memory and time out of
+# proportion to their size, 4 MB of .eh_frame each. Each is read within the reader's budgets or
+# refused by name (exit status 1, never an abort), in well under a minute, with the address
+# space limited to what docs/host-tools.md says sfu gen stays under: 64 MiB + 64 times the
+# input's size. Before the budgets, the first took 1.6 GB and 6.8 s, said "no DWARF CFI", and
+# died of std::bad_alloc (exit 134) under a 1 GB limit.
+check_hostile_cfi() {
+  local h=$work/hostile
+  mkdir -p "$h"
+  hostile() {  # SHAPE NAME [VAR=VALUE...]
+    local shape=$1 name=$2
+    shift 2
+    env "$@" python3 "$here/hostile_cfi.py" "$shape" 4000000 "$h/$name.elf"
+  }
+  within() {  # NAME STATUS TEXT KIB COMMAND ARGS...: COMMAND under ulimit -v KIB and a timeout
+    local name=$1 status=$2 text=$3 kib=$4
+    shift 4
+    expect_refusal "$name" "$status" "$text" bash -c 'ulimit -v "$0" && exec timeout 60 "$@"' "$kib" "$@"
+  }
+  gen_hostile() {  # NAME STATUS TEXT IMAGE
+    local kib=$(((64 << 10) + 64 * $(stat -c %s "$4") / 1024))
+    within "hostile CFI: $1" "$2" "$3" "$kib" "$sfu" gen --print-size --sframe-version 3 --no-symbols "$4"
+  }
+  hostile fat-cie tiny-fdes-outside RULES=72 OUTSIDE=1
+  gen_hostile "the review's: tiny FDEs of a fat CIE, outside the code" 1 \
+    "sfu gen: $h/tiny-fdes-outside.elf: its DWARF CFI describes no code of the image: none of its 199991 FDEs lies in an executable section with contents" \
+    "$h/tiny-fdes-outside.elf"
+  hostile fat-cie tiny-fdes
+  gen_hostile "tiny FDEs of a 96-rule CIE" 1 \
+    ".eh_frame+0x340d28: too-many-rules (the rules copied and compared so far pass the budget of 48777216 (2^24 + 8 per section byte))" \
+    "$h/tiny-fdes.elf"
+  hostile rows rows
+  gen_hostile "a row every 3 bytes under a 96-rule CIE" 1 ".eh_frame+0x175ae4: too-many-rules (the rules copied" "$h/rows.elf"
+  hostile empty-fdes empty-fdes
+  gen_hostile "empty FDEs of a 1000-rule CIE" 1 ".eh_frame+0xeea24: too-many-rules (the rules copied" "$h/empty-fdes.elf"
+  hostile remember remember
+  gen_hostile "remembered states" 1 ".eh_frame+0xfba6e: too-many-rules (the rules copied" "$h/remember.elf"
+  hostile ra-toggle one-fde RULES=0 ROWS=2000000 OUTSIDE=1
+  gen_hostile "one FDE of 2 million rows" 1 \
+    ".eh_frame+0x200029: too-many-rules (the rows and rules read so far would hold 369099560 bytes, past the budget of 259110976 (64 MiB + 48 per section byte))" \
+    "$h/one-fde.elf"
+  hostile ra-toggle nobits RULES=0 NOBITS=1 TEXT=4000000000
+  gen_hostile "4 GB of code without contents" 1 \
+    "its DWARF CFI describes no code of the image: none of its 1981 FDEs lies in an executable section with contents" \
+    "$h/nobits.elf"
+  # A row every 2 bytes in 4 MB of code: read and written, 2 million rows.
+  hostile ra-toggle dense RULES=0 TEXT=4100000
+  gen_hostile "a row every 2 bytes, in the code" 0 "13922496" "$h/dense.elf"
+  # Less memory than the reader's budget lets it use: a named refusal, for every command that
+  # reads CFI (gen by what it was doing; the others by the command and its arguments).
+  within "hostile CFI: gen out of memory" 1 \
+    "sfu gen: $h/dense.elf: out of memory reading its DWARF CFI (an allocation failed): refused" \
+    100000 "$sfu" gen --print-size --sframe-version 3 --no-symbols "$h/dense.elf"
+  within "hostile CFI: verify out of memory" 1 \
+    "sfu verify: out of memory (an allocation failed) working on $h/dense.elf: refused" 100000 "$sfu" verify "$h/dense.elf"
+  within "hostile CFI: breakpad out of memory" 1 \
+    "sfu breakpad: out of memory (an allocation failed) working on $h/dense.elf: refused" 100000 \
+    "$sfu" breakpad "$h/dense.elf"
+  within "hostile CFI: verify refuses by name" 1 ".eh_frame+0x340d28: too-many-rules" 400000 "$sfu" verify "$h/tiny-fdes.elf"
+  rm -f "$h"/*.elf
+}
+check_hostile_cfi
+
 for arch in x86_64 arm64 s390x; do
   images=("$corpus/$arch"/*.elf)
   [[ -e ${images[0]} ]] || { fail "$arch corpus" "no images in $corpus/$arch"; continue; }

@@ -360,6 +360,71 @@ TEST(SframeGen, PcDependentCfaThatDoesNotRepeatOrIsNotLast) {
   EXPECT_EQ(g.left_out[0].reason, "CFA computed by a DWARF expression");
 }
 
+// The bounds on a CFA computed from the PC, which gen evaluates at every address of its range:
+// an expression of at most 64 bytes (the time is the range times its length), a range of at
+// most 1 MiB (its values are kept while the period is sought), a period of at most 255 bytes
+// (SFrame's rep_size), found in time linear in the range.
+TEST(SframeGen, PcDependentCfaBounds) {
+  const uint64_t kPlt = 0x401020;
+  auto padded = [](size_t size) {  // the .plt expression, then DW_OP_plus_uconst 0 up to `size` bytes
+    std::vector<uint8_t> e = kPltExpr;
+    if ((size - e.size()) % 2) e.insert(e.end(), {0x23, 0x80, 0x00});
+    while (e.size() < size) e.insert(e.end(), {0x23, 0x00});
+    return e;
+  };
+  cfi::Fde f = plt_fde(kPlt, 3);
+  f.rows.back().cfa.expr = padded(64);
+  Generated g;
+  generate_rows({f}, options(2), g);
+  ASSERT_TRUE(g.left_out.empty()) << g.left_out[0].reason;
+  EXPECT_EQ(g.functions[1].repeat, 16);
+  f.rows.back().cfa.expr = padded(65);
+  generate_rows({f}, options(2), g);
+  ASSERT_EQ(g.left_out.size(), 1u);
+  EXPECT_EQ(g.left_out[0].at, kPlt + 16);
+  EXPECT_EQ(g.left_out[0].reason, "CFA computed from the PC by an expression of more than 64 bytes");
+
+  // 1 MiB of entries after PLT0: read; one entry more: left out before a single evaluation.
+  cfi::Fde big = plt_fde(kPlt, 65536);
+  generate_rows({big}, options(2), g);
+  ASSERT_TRUE(g.left_out.empty()) << g.left_out[0].reason;
+  EXPECT_EQ(g.functions[1].size, 1u << 20);
+  EXPECT_EQ(g.functions[1].repeat, 16);
+  big = plt_fde(kPlt, 65537);
+  generate_rows({big}, options(2), g);
+  ASSERT_EQ(g.left_out.size(), 1u);
+  EXPECT_EQ(g.left_out[0].at, kPlt + 16);
+  EXPECT_EQ(g.left_out[0].reason, "CFA computed from the PC over more than 1 MiB");
+
+  // rsp + 8 + (((rip & 0x1ff) >= 0x100) << 3): a period of 512 bytes, which SFrame cannot say.
+  cfi::Fde wide = plt_fde(0x402000 - 16, 3 * 32);
+  wide.rows.back().cfa.expr = {0x77, 0x08, 0x80, 0x00, 0x0a, 0xff, 0x01, 0x1a, 0x0a, 0x00, 0x01, 0x2a, 0x33, 0x24, 0x22};
+  generate_rows({wide}, options(2), g);
+  ASSERT_EQ(g.left_out.size(), 1u);
+  EXPECT_EQ(g.left_out[0].reason, "CFA repeats in blocks larger than 255 bytes");
+}
+
+// Given the FDEs to use up, generate_rows writes the same functions and lets each FDE's rows go.
+TEST(SframeGen, UsingUpTheFdesGivesTheSameRows) {
+  std::vector<cfi::Fde> fdes = {x86_function(0x1000), x86_function(0x2000), plt_fde(0x3000, 4)};
+  Generated kept, used;
+  generate_rows(fdes, options(2), kept);
+  std::vector<cfi::Fde> copy = fdes;
+  generate_rows(std::move(copy), options(2), used);
+  ASSERT_EQ(used.functions.size(), kept.functions.size());
+  for (size_t i = 0; i < kept.functions.size(); i++) {
+    EXPECT_EQ(used.functions[i].start, kept.functions[i].start);
+    EXPECT_EQ(used.functions[i].size, kept.functions[i].size);
+    EXPECT_EQ(used.functions[i].repeat, kept.functions[i].repeat);
+    ASSERT_EQ(used.functions[i].rows.size(), kept.functions[i].rows.size());
+    for (size_t k = 0; k < kept.functions[i].rows.size(); k++)
+      EXPECT_EQ(rules(used.functions[i].rows[k]), rules(kept.functions[i].rows[k]));
+  }
+  ASSERT_EQ(copy.size(), 3u);  // the records stay, without their rows
+  for (const cfi::Fde &f : copy) EXPECT_TRUE(f.rows.empty());
+  for (const cfi::Fde &f : fdes) EXPECT_FALSE(f.rows.empty());
+}
+
 TEST(SframeVerify, FindsWrongRowsAndUncoveredFunctions) {
   std::vector<cfi::Fde> fdes = {x86_function(0x1000), x86_function(0x2000)};
   Generated g;

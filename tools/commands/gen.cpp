@@ -1,5 +1,7 @@
 // sfu gen: an .sframe table built from the image's DWARF CFI and a .sfu_symbols table of its
 // functions, written into a copy of the image.
+#include <new>
+
 #include "tools/commands/commands.h"
 #include "sfu/symbols.h"
 #include "tools/dwarf/image_cfi.h"
@@ -118,11 +120,26 @@ int run_gen(const Command &self, const Args &args) {
   Generated gen;
   std::vector<uint8_t> table;
   if (!only) {
-    std::vector<cfi::Fde> fdes;
-    if (!read_image_cfi(image, fdes, error)) return refused(self, in_path, error);
-    if (fdes.empty()) return refused(self, in_path, "no DWARF CFI (.eh_frame or .debug_frame) to build from");
-    generate_rows(fdes, enc, gen);
-    if (!encode_sframe(enc, gen.functions, table, error)) return refused(self, in_path, error);
+    // Memory: the CFI reader's budget (cfi.h) bounds what it holds; an allocation that fails
+    // anyway (a process limit below it) refuses the image by name, never aborts.
+    const char *doing = "reading its DWARF CFI";
+    try {
+      std::vector<cfi::Fde> fdes;
+      CfiCounts counts;
+      if (!read_image_cfi(image, fdes, error, &counts)) return refused(self, in_path, error);
+      if (counts.read == 0) return refused(self, in_path, "no DWARF CFI (.eh_frame or .debug_frame) to build from");
+      if (fdes.empty())
+        return refused(self, in_path,
+                       "its DWARF CFI describes no code of the image: none of its " + std::to_string(counts.read) +
+                           " FDEs lies in an executable section with contents (functions the linker dropped?)");
+      doing = "building SFrame rows from its CFI";
+      generate_rows(std::move(fdes), enc, gen);
+      std::vector<cfi::Fde>().swap(fdes);  // before the table is written
+      doing = "writing the SFrame table";
+      if (!encode_sframe(enc, gen.functions, table, error)) return refused(self, in_path, error);
+    } catch (const std::bad_alloc &) {
+      return refused(self, in_path, std::string("out of memory ") + doing + " (an allocation failed): refused");
+    }
   }
 
   if (print_size) {

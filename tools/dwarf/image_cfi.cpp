@@ -22,16 +22,22 @@ uint8_t image_abi(const ElfImage &image) {
 namespace {
 
 
+// Code is in the file: an executable section without contents (SHT_NOBITS) holds no function,
+// and a range there would let a tiny file describe gigabytes of code (gen evaluates a CFA
+// computed from the PC at every address of its range).
 bool in_code(const ElfImage &image, uint64_t start, uint64_t end) {
   for (const ElfSectionHeader &s : image.sections)
-    if ((s.flags & kShfAlloc) && (s.flags & kShfExecinstr) && start >= s.addr && end <= s.addr + s.size) return true;
+    if ((s.flags & kShfAlloc) && (s.flags & kShfExecinstr) && s.type != kShtNobits && start >= s.addr &&
+        end <= s.addr + s.size)
+      return true;
   return false;
 }
 
 }  // namespace
 
-bool read_image_cfi(const ElfImage &image, std::vector<cfi::Fde> &out, std::string &error) {
+bool read_image_cfi(const ElfImage &image, std::vector<cfi::Fde> &out, std::string &error, CfiCounts *counts) {
   out.clear();
+  CfiCounts n;
   std::unordered_set<uint64_t> described;
   for (const char *name : {".eh_frame", ".debug_frame"}) {
     const ElfSectionHeader *hdr = image.section(name);
@@ -55,6 +61,8 @@ bool read_image_cfi(const ElfImage &image, std::vector<cfi::Fde> &out, std::stri
     }
     // .debug_frame only adds functions .eh_frame does not describe (a build may emit both).
     // FDEs outside the image's code are of functions the linker dropped (ld leaves them at 0).
+    n.read += fdes.size();
+    out.reserve(out.size() + fdes.size());
     for (cfi::Fde &f : fdes) {
       if (f.start >= f.end || !in_code(image, f.start, f.end)) continue;
       if (!described.insert(f.start).second && !in.eh_frame) continue;
@@ -62,6 +70,8 @@ bool read_image_cfi(const ElfImage &image, std::vector<cfi::Fde> &out, std::stri
     }
   }
   std::stable_sort(out.begin(), out.end(), [](const cfi::Fde &a, const cfi::Fde &b) { return a.start < b.start; });
+  n.kept = out.size();
+  if (counts) *counts = n;
   return true;
 }
 

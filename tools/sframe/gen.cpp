@@ -95,12 +95,22 @@ bool pc_dependent_cfa(const cfi::Row &cr) {
   return cr.cfa.kind == CfaRule::kExpression && !cfi::simple_expression(cr.cfa.expr, reg, offset, deref);
 }
 
+// The bounds on a CFA computed from the PC: it is evaluated at every address of its range, so
+// the time is the range times the expression's length, and the values are kept while the range
+// is looked at. ld's .plt expression is 11 bytes; a .plt of 65,536 entries is 1 MiB.
+constexpr size_t kPcExpressionMax = 64;
+constexpr uint64_t kPcRangeMax = uint64_t(1) << 20;
+
 // The rows of [cr.start, end), where the CFI computes the CFA from the PC (ld's .plt entries:
 // rsp + 8 + (((rip & 15) >= 11) << 3)): evaluated at every address, it must be one register plus
 // an offset there. A CFA that repeats every `period` bytes (up to 255) becomes a repeating block,
 // SFrame's PCMASK function with rep_size `period`; one that does not, ordinary rows.
 std::string pc_dependent_rows(const cfi::Fde &fde, const cfi::Row &cr, const EncodeOptions &opt,
                               EncodeFunction &out, uint64_t &at) {
+  at = cr.start;
+  if (cr.cfa.expr.size() > kPcExpressionMax)
+    return "CFA computed from the PC by an expression of more than " + std::to_string(kPcExpressionMax) + " bytes";
+  if (fde.end - cr.start > kPcRangeMax) return "CFA computed from the PC over more than 1 MiB";
   std::vector<std::pair<uint32_t, int64_t>> cfa;
   for (uint64_t pc = cr.start; pc < fde.end; pc++) {
     uint32_t reg = 0;
@@ -109,12 +119,16 @@ std::string pc_dependent_rows(const cfi::Fde &fde, const cfi::Row &cr, const Enc
     if (!cfa_expression_at(cr.cfa.expr, opt.abi, pc, reg, offset)) return "CFA computed by a DWARF expression";
     cfa.push_back({reg, offset});
   }
-  size_t period = 1;  // the smallest that repeats; cfa.size() when none does
-  for (; period < cfa.size(); period++) {
-    size_t i = period;
-    while (i < cfa.size() && cfa[i] == cfa[i % period]) i++;
-    if (i == cfa.size()) break;
+  // The smallest period: the least p with cfa[i] == cfa[i - p] for every i >= p (so cfa[i] ==
+  // cfa[i % p]), the size less the longest border, from the prefix function: linear time.
+  // cfa.size() when none is smaller.
+  std::vector<uint32_t> border(cfa.size(), 0);
+  for (size_t i = 1; i < cfa.size(); i++) {
+    uint32_t k = border[i - 1];
+    while (k > 0 && cfa[i] != cfa[k]) k = border[k - 1];
+    border[i] = k + (cfa[i] == cfa[k] ? 1 : 0);
   }
+  size_t period = cfa.size() - (cfa.empty() ? 0 : border.back());
   bool repeats = period < cfa.size();
   if (repeats && period > UINT8_MAX) return "CFA repeats in blocks larger than 255 bytes";
   out.start = cr.start;
@@ -179,7 +193,11 @@ size_t Generated::rows() const {
   return n;
 }
 
-void generate_rows(const std::vector<cfi::Fde> &fdes, const EncodeOptions &opt, Generated &out) {
+namespace {
+
+// generate_rows; with `consumed`, each FDE's CFI rows are let go once converted.
+void generate(const std::vector<cfi::Fde> &fdes, const EncodeOptions &opt, Generated &out,
+              std::vector<cfi::Fde> *consumed) {
   out = Generated{};
   uint64_t covered_to = 0;  // end of the FDEs so far: they come sorted by start
   for (const cfi::Fde &fde : fdes) {
@@ -188,16 +206,26 @@ void generate_rows(const std::vector<cfi::Fde> &fdes, const EncodeOptions &opt, 
     std::vector<EncodeFunction> fns;
     bool overlaps = fde.start < covered_to;
     covered_to = std::max(covered_to, fde.end);
-    if (overlaps) {
+    if (overlaps)
       skip.reason = "overlaps another function";  // the CFI contradicts itself there
-    } else if (std::string why = convert(fde, opt, fns, skip.at); !why.empty()) {
-      skip.reason = why;
-    } else {
+    else
+      skip.reason = convert(fde, opt, fns, skip.at);
+    if (skip.reason.empty())
       for (EncodeFunction &fn : fns) out.functions.push_back(std::move(fn));
-      continue;
-    }
-    out.left_out.push_back(std::move(skip));
+    else
+      out.left_out.push_back(std::move(skip));
+    if (consumed) std::vector<cfi::Row>().swap((*consumed)[size_t(&fde - fdes.data())].rows);
   }
+}
+
+}  // namespace
+
+void generate_rows(const std::vector<cfi::Fde> &fdes, const EncodeOptions &opt, Generated &out) {
+  generate(fdes, opt, out, nullptr);
+}
+
+void generate_rows(std::vector<cfi::Fde> &&fdes, const EncodeOptions &opt, Generated &out) {
+  generate(fdes, opt, out, &fdes);
 }
 
 }  // namespace sfu::tools

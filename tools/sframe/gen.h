@@ -25,6 +25,9 @@ struct Generated {
 };
 
 // Converts every FDE (sorted by start, as read_image_cfi returns them) for `opt` (version, abi).
+// Given the FDEs to use up, it lets each FDE's rows go once converted, so the CFI rows and the
+// SFrame rows are not both held whole (the FDEs are left without rows).
 void generate_rows(const std::vector<cfi::Fde> &fdes, const EncodeOptions &opt, Generated &out);
+void generate_rows(std::vector<cfi::Fde> &&fdes, const EncodeOptions &opt, Generated &out);
 
 }  // namespace sfu::tools
