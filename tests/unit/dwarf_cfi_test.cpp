@@ -1256,6 +1256,22 @@ TEST(DwarfCfi, TheDensestRowsFitTheBudget) {
   EXPECT_LT(u.work, 2 * s.size);
   EXPECT_EQ(u.memory_limit, kMemoryBase + kMemoryPerByte * s.size);
   EXPECT_EQ(u.work_limit, (uint64_t(1) << kWorkBaseLog2) + kWorkPerByte * s.size);
+  // Kept with its events (Breakpad's reading), the budget is kEventMemoryPerByte per byte larger:
+  // an instruction that sets a rule, 2 bytes, is an event of sizeof(RuleEvent) too. A row per 4
+  // bytes, each with its rule's event, fits it.
+  s.keep_events = true;
+  ASSERT_TRUE(read_cfi(s, fdes, err, &u)) << err.name << ": " << err.detail;
+  EXPECT_EQ(u.memory_limit, kMemoryBase + (kMemoryPerByte + kEventMemoryPerByte) * s.size);
+  Ops events;
+  for (unsigned i = 0; i < 1000; i++) events.adv(1).def_cfa_offset(i % 2 ? 8 : 16).adv(1).offset(3, 2);
+  Builder e(true, false, false, kEmX86_64);
+  auto em = e.cie(x86_cie());
+  for (unsigned i = 0; i < 100; i++) e.fde(F(em.rec, kStart + 0x1000 * i, 2001).ops(events.v));
+  Section es = e.section();
+  es.keep_events = true;
+  ASSERT_TRUE(read_cfi(es, fdes, err, &u)) << err.name << ": " << err.detail;
+  EXPECT_GT(u.memory_peak, kMemoryPerByte * es.size);
+  EXPECT_LT(u.memory_peak, (kMemoryPerByte + kEventMemoryPerByte) * es.size);
 }
 
 TEST(DwarfCfi, BudgetsAreExactLimits) {

@@ -448,7 +448,7 @@ class Parser {
                         " bytes, past the budget of " + std::to_string(memory_limit_) +
                         (s_.memory_budget ? std::string(" (given)")
                                           : " (" + std::to_string(kMemoryBase >> 20) + " MiB + " +
-                                                std::to_string(kMemoryPerByte) + " per section byte)"));
+                                                std::to_string(per_byte()) + " per section byte)"));
     if (work_ > work_limit_)
       return r.fail(ErrorCode::kTooManyRules, at,
                     "the rules copied and compared so far pass the budget of " + std::to_string(work_limit_) +
@@ -776,7 +776,8 @@ class Parser {
   uint64_t memory_ = 0, work_ = 0;
   uint64_t rows_charged_ = 0;  // the growths of the current FDE's rows, charged in memory_
   uint64_t memory_peak_ = 0;
-  uint64_t memory_limit_ = s_.memory_budget ? s_.memory_budget : kMemoryBase + kMemoryPerByte * s_.size;
+  uint64_t per_byte() const { return kMemoryPerByte + (s_.keep_events ? kEventMemoryPerByte : 0); }
+  uint64_t memory_limit_ = s_.memory_budget ? s_.memory_budget : kMemoryBase + per_byte() * s_.size;
   uint64_t work_limit_ = s_.work_budget ? s_.work_budget : (uint64_t(1) << kWorkBaseLog2) + kWorkPerByte * s_.size;
   std::unordered_map<uint64_t, std::vector<std::shared_ptr<const RuleMap>>> sets_;  // by hash_rules
   std::vector<uint64_t> starts_;  // record offsets, increasing

@@ -169,7 +169,8 @@ inline constexpr unsigned kMaxStateDepth = 64;
 // kCieBytes, each distinct rule set kSetBytes, a rule kRuleBytes, an expression its bytes and
 // kHeapHeader, an event sizeof(RuleEvent). Real CFI holds 12 to 23 bytes per byte (libLLVM's
 // 5 MB .eh_frame 16.5, qemu-system-aarch64's 17.9, the arm64 test kernels 23); a row per 2 bytes
-// (the most an AArch64 FDE can ask for) about 44.
+// (the most an AArch64 FDE can ask for) about 44. Kept with its events (Section::keep_events,
+// Breakpad's reading) it holds 39 to 50, so the budget is kEventMemoryPerByte per byte larger.
 //
 // Work: rules copied, hashed and compared, at most 2^kWorkBaseLog2 + kWorkPerByte per section
 // byte; a set of rules costs a unit per rule and per 8 bytes of expression (its size, below).
@@ -177,7 +178,7 @@ inline constexpr unsigned kMaxStateDepth = 64;
 // (1 + size); a row is compared with the last (1 + size), and rules not the last row's are
 // hashed (size), compared with each kept set of the same hash (size each) and, when new, copied
 // (size); an event costs 1. Real CFI does 0.5 to 1.5 per byte.
-inline constexpr uint64_t kMemoryBase = uint64_t(64) << 20, kMemoryPerByte = 48;
+inline constexpr uint64_t kMemoryBase = uint64_t(64) << 20, kMemoryPerByte = 48, kEventMemoryPerByte = 64;
 inline constexpr unsigned kWorkBaseLog2 = 24;
 inline constexpr uint64_t kWorkPerByte = 8;
 inline constexpr uint64_t kHeapHeader = 16, kRuleBytes = sizeof(RuleMap::value_type) + 48,
