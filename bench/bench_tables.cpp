@@ -14,9 +14,12 @@
 //   worst-step the slowest single step (one sfu_walk_next from frame 1 to frame 2) over
 //              adversarial valid tables: the longest function registration accepts (its last row;
 //              its rows alternate, so that no block-index bucket can hold them and the step searches),
-//              the largest unsorted FDE list (its last function), a sorted list of 2^20 functions,
-//              each stepped with the table flushed first; median of 31 steps per table, the
-//              largest of those medians.
+//              alone and as the last function of a sorted table of 2^24 functions registered
+//              without a block index and with one, each also with the TLBs cold; the largest
+//              unsorted FDE list (its last function); a sorted list of 2^20 functions. Each step
+//              runs with the table flushed from the caches and the branch predictor taught
+//              nothing of its path (lookups at random PCs first); median of 31 steps per case,
+//              the largest of those medians.
 //
 // The stacks are ordinary memory declared to the walker; the text is never read, so the functions'
 // addresses need no code behind them. Nothing here is a test: sfu_backtrace's answers are checked
@@ -98,7 +101,7 @@ struct Table {
   std::vector<uint64_t> index;  // 8-byte aligned storage for the block index
   uint64_t text_start = 0, text_end = 0;
 
-  void registration(const TableSpec &spec, uint64_t text_size) {
+  void registration(const TableSpec &spec, uint64_t text_size, bool indexed = true) {
     sec = sfu::test::build_section(spec);
     text_start = kTextBase;
     text_end = kTextBase + text_size;
@@ -110,15 +113,26 @@ struct Table {
     d.table.text_end = text_end;
     d.table.abi = SFU_ABI_AMD64_LE;
     d.name = "synthetic";
-#if 1  // the block index (sfu_index_size)
-    size_t bytes = sfu_index_size(&d.table);
-    index.assign((bytes + 7) / 8, 0);
-    d.index = index.data();
-    d.index_size = bytes;
-#endif
+    if (indexed) {  // the block index (sfu_index_size)
+      size_t bytes = sfu_index_size(&d.table);
+      index.assign((bytes + 7) / 8, 0);
+      d.index = index.data();
+      d.index_size = bytes;
+    }
     if (sfu_error e = sfu_register_module(mod.get(), &d)) die(std::string("synthetic table refused: ") + sfu_error_name(e));
   }
   void unregister() { sfu_unregister(mod.get()); }
+  // Lookups at random PCs of the text, so that the branch predictor has learnt nothing of the
+  // next lookup's path (a panic's lookup finds it so): without this, repeating one step teaches
+  // it the search's turns and the search's loads run ahead of its compares.
+  void mislead_branches() {
+    static uint64_t x = 0x2545f4914f6cdd1dull;
+    sfu_row r;
+    for (int i = 0; i < 256; i++) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      sfu_table_find(&mod->table, text_start + x % (text_end - text_start), &r);
+    }
+  }
   void flush_all() {
     flush(sec.data(), sec.size());
     flush(index.data(), index.size() * 8);
@@ -226,9 +240,19 @@ void scale(uint32_t functions, int rounds, std::vector<BenchLine> &out) {
   out.push_back({"cold", functions, median(cold)});
 }
 
+// Every translation the TLBs hold replaced by others: one byte of each 4 KiB page of 256 MiB
+// read, more pages than any core's second-level TLB maps (AMD Zen 4: 3,072 entries; Intel: 2,048).
+void evict_tlb() {
+  constexpr size_t kBytes = size_t(256) << 20, kPage = 4096;
+  static std::vector<uint8_t> pages(kBytes, 1);
+  uint8_t sum = 0;
+  for (size_t i = 0; i < kBytes; i += kPage) sum = uint8_t(sum + pages[i]);
+  __asm__ volatile("" ::"r"(sum));  // the reads happen
+}
+
 // One step from a frame in `pc` whose row is CFA = SP + 16, RA at CFA - 8: its time with the
-// table flushed first.
-double step_ns(Table &t, uint64_t pc, int reps) {
+// table flushed first (and, with cold_tlb, no translation of its pages left either).
+double step_ns(Table &t, uint64_t pc, int reps, bool cold_tlb = false) {
   std::vector<uint64_t> words(8, 0);
   uint64_t base = uint64_t(uintptr_t(words.data()));
   words[1] = t.text_start;  // the caller: some PC in the table's text
@@ -247,7 +271,9 @@ double step_ns(Table &t, uint64_t pc, int reps) {
     sfu_frame f;
     sfu_walk_start(&c, &regs, &cfg);
     if (!sfu_walk_next(&c, &f)) die("worst-step: no first frame");
+    t.mislead_branches();
     t.flush_all();
+    if (cold_tlb) evict_tlb();
     double t0 = now_ns();
     int ok = sfu_walk_next(&c, &f);
     double dt = now_ns() - t0;
@@ -264,39 +290,74 @@ constexpr uint32_t kMaxRows = CONFIG_SFU_MAX_FUNCTION_ROWS;
 #else
 constexpr uint32_t kMaxRows = 1u << 20;
 #endif
+#ifdef CONFIG_SFU_MAX_SORTED_FDES
+constexpr uint32_t kMaxSorted = CONFIG_SFU_MAX_SORTED_FDES;
+#else
+constexpr uint32_t kMaxSorted = 1u << 24;  // no cap: a table as large as the reviewer's
+#endif
 #ifdef CONFIG_SFU_MAX_UNSORTED_FDES
 constexpr uint32_t kMaxUnsorted = CONFIG_SFU_MAX_UNSORTED_FDES;
 #else
 constexpr uint32_t kMaxUnsorted = 1u << 20;
 #endif
 
+// The longest function registration accepts, at `start`: V3 flexible rows of six 4-byte words (29
+// bytes a row, the largest a row can be; V3 counts a function's rows in 16 bits), else V2 rows of
+// two 4-byte words (13 bytes); 4-byte row starts. Two rows take turns, so that every block of the
+// function changes row 64 times: more than a block-index bucket holds, so a step in it searches
+// (the last row, odd, is CFA = SP + 16).
+FdeSpec longest_function(uint64_t start, bool v3) {
+  FdeSpec f = sfu::test::fde_spec(start, kMaxRows * 4, {});
+  f.flex = v3;
+  f.fre_type = 2;
+  f.fres.reserve(kMaxRows);
+  for (uint32_t i = 0; i < kMaxRows; i++) {
+    int32_t cfa = i % 2 ? 16 : 24;
+    FreSpec r = v3 ? row(i * 4, {int32_t((7u << 3) | 1), cfa, 2, -8, 2, -16}) : row(i * 4, {cfa, -16});
+    r.word_size = 4;
+    f.fres.push_back(std::move(r));
+  }
+  return f;
+}
+
 void worst_step(std::vector<BenchLine> &out, std::vector<WorstCase> &cases) {
   constexpr int kReps = 31;
-  // The longest function: V3 flexible rows of six 4-byte words (29 bytes a row, the largest a
-  // row can be; V3 counts a function's rows in 16 bits), else V2 rows of two 4-byte words (13
-  // bytes); 4-byte row starts, the PC in the last row.
+  const bool v3 = kMaxRows <= 0xffff;
+  const std::string longest = std::to_string(kMaxRows) + (v3 ? " rows (V3 flexible, 29 bytes each)" : " rows (V2, 13 bytes each)");
+  // The longest function alone, the PC in its last row.
   {
-    bool v3 = kMaxRows <= 0xffff;
     TableSpec spec = sfu::test::table_spec(v3 ? 3 : 2, SFU_ABI_AMD64_LE, {});
     spec.section_addr = kTextBase - 0x10000000;
-    FdeSpec f = sfu::test::fde_spec(kTextBase, kMaxRows * 4, {});
-    f.flex = v3;
-    f.fre_type = 2;
-    f.fres.reserve(kMaxRows);
-    for (uint32_t i = 0; i < kMaxRows; i++) {
-      // Two rows taking turns, so that every block of the function changes row 64 times: more than
-      // a block-index bucket holds, so the step searches (the last row, odd, is CFA = SP + 16).
-      int32_t cfa = i % 2 ? 16 : 24;
-      FreSpec r = v3 ? row(i * 4, {int32_t((7u << 3) | 1), cfa, 2, -8, 2, -16}) : row(i * 4, {cfa, -16});
-      r.word_size = 4;
-      f.fres.push_back(std::move(r));
-    }
-    spec.fdes.push_back(std::move(f));
+    spec.fdes.push_back(longest_function(kTextBase, v3));
     Table t;
     t.registration(spec, uint64_t(kMaxRows) * 4);
     double ns = step_ns(t, kTextBase + uint64_t(kMaxRows) * 4 - 1, kReps);
-    cases.push_back({"one function of " + std::to_string(kMaxRows) + (v3 ? " rows (V3 flexible, 29 bytes each)" : " rows (V2, 13 bytes each)") + ", last row", ns});
+    cases.push_back({"one function of " + longest + ", last row", ns});
     t.unregister();
+  }
+  // The worst that registration accepts at once: the longest function as the last of the largest
+  // sorted table, registered without a block index (the binary search over every function, then
+  // every row), and with one; each with the TLBs cold as well.
+  {
+    TableSpec spec = sfu::test::table_spec(v3 ? 3 : 2, SFU_ABI_AMD64_LE, {});
+    spec.section_addr = kTextBase - 0x10000000;
+    spec.fdes.reserve(kMaxSorted);
+    for (uint32_t i = 0; i + 1 < kMaxSorted; i++)
+      spec.fdes.push_back(sfu::test::fde_spec(kTextBase + uint64_t(i) * 16, 16, {row(0, {16})}));
+    const uint64_t last = kTextBase + uint64_t(kMaxSorted - 1) * 16;
+    spec.fdes.push_back(longest_function(last, v3));
+    const uint64_t text = uint64_t(kMaxSorted - 1) * 16 + uint64_t(kMaxRows) * 4;
+    for (bool indexed : {false, true}) {
+      Table t;
+      t.registration(spec, text, indexed);
+      std::string what = "one function of " + longest + ", last of a sorted table of " + std::to_string(kMaxSorted) +
+                         " functions, " + (indexed ? "block index" : "no block index");
+      double ns = step_ns(t, last + uint64_t(kMaxRows) * 4 - 1, kReps);
+      cases.push_back({what, ns});
+      ns = step_ns(t, last + uint64_t(kMaxRows) * 4 - 1, kReps, true);
+      cases.push_back({what + ", TLBs cold", ns});
+      t.unregister();
+    }
   }
   // The largest unsorted list: the PC in the last function of the list.
   {
@@ -352,8 +413,14 @@ void write_section(FILE *out, int rounds, const std::vector<BenchLine> &lines, c
                "over the 64 stacks, 4 times, / 16384 frames, median of %d rounds. cold: each walk timed "
                "alone after clflush of every line of the table (and its block index), median of 192 walks "
                "/ 64 frames. worst-step: one sfu_walk_next (frame 1 to frame 2) with the table flushed "
-               "first, median of 31, on each adversarial table below; the line gives the largest.\n\n",
-          CONFIG_SFU_INDEX_PREFETCH, rounds);
+               "first and the branch predictor taught nothing of the lookup's path (256 lookups at random "
+               "PCs of the table before), median of 31, on each adversarial table below (\"TLBs cold\": 256 MiB "
+               "read a byte per page before, so that no translation of the table is left); the line gives "
+               "the largest. A step costs a fixed part, a binary search of log2(N) + 1 probes over the N "
+               "functions (N: those starting in the pc's block with a block index), and a scan of at most "
+               "CONFIG_SFU_MAX_FUNCTION_ROWS (%d) rows (or, for a table without the sorted flag, a pass over at "
+               "most CONFIG_SFU_MAX_UNSORTED_FDES (%d) functions).\n\n",
+          CONFIG_SFU_INDEX_PREFETCH, rounds, CONFIG_SFU_MAX_FUNCTION_ROWS, CONFIG_SFU_MAX_UNSORTED_FDES);
   fprintf(out, "| functions | ns/frame, warm | ns/frame, cold |\n| ---: | ---: | ---: |\n");
   for (size_t i = 0; i + 1 < lines.size(); i += 2)
     if (lines[i].what == "scale") fprintf(out, "| %u | %.1f | %.1f |\n", lines[i].functions, lines[i].ns, lines[i + 1].ns);
