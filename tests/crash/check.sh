@@ -183,6 +183,10 @@ open(path, 'wb').write(bytes(b))
 EOF2
 expect "a table the walker refuses" 1 "re-unwind: module 0 (image): its image's table is refused: bad-magic" -- "$record" --image "$work/bad-table"
 expect "a table the walker refuses: the trace is printed" 1 "image  handle_irq+0x" -- "$record" --image "$work/bad-table"
+# An image with no table to give (no .sframe, no CFI): the walk differs (3), and the report says why.
+objcopy --remove-section .sframe --remove-section .eh_frame --remove-section .debug_frame "$program" "$work/no-table"
+expect "an image without a table says why" 3 "note: module 0: $work/no-table gives no table: it has neither .sframe nor DWARF CFI" \
+  -- "$record" --image "$work/no-table"
 
 # sfu gen says nothing about this program's area, which follows .bss past the data segment's
 # file contents (only an ELF loader clears it there), nor about it moved past every segment, or

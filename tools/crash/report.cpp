@@ -36,14 +36,16 @@ void read_table(CrashImage &img) {
     return;
   }
   std::vector<cfi::Fde> fdes;
-  if (!read_image_cfi(img.elf, fdes, error) || fdes.empty()) return;
+  if (!read_image_cfi(img.elf, fdes, error)) return void(img.table_error = "its CFI is refused: " + error);
+  if (fdes.empty()) return void(img.table_error = "it has neither .sframe nor DWARF CFI");
   EncodeOptions opt;
   opt.version = 3;
   opt.abi = img.abi;
   opt.section_addr = 0;
   Generated gen;
   generate_rows(fdes, opt, gen);
-  if (!encode_sframe(opt, gen.functions, img.table.section, error)) return;
+  if (!encode_sframe(opt, gen.functions, img.table.section, error))
+    return void(img.table_error = "no table could be built from its CFI: " + error);
   img.table.section_addr = 0;
   img.has_table = true;
   img.table_from = "CFI";
@@ -148,6 +150,10 @@ void compare_walks(const sfu_crash_view &v, const std::vector<CrashImage> &image
        std::to_string(r.frames.size()) + " frames, stop " + sfu_stop_name(r.stop) + "\n";
   for (const std::string &d : r.differences) t += "  differs: " + d + "\n";
   for (const std::string &n : r.notes) t += "  note: " + n + "\n";
+  for (uint32_t i = 0; i < v.num_modules; i++)  // a module walked without a table: say why
+    if (m.image[i] >= 0 && m.table_image[i] < 0 && !images[m.image[i]].table_error.empty())
+      t += "  note: module " + std::to_string(i) + ": " + images[m.image[i]].path + " gives no table: " +
+           images[m.image[i]].table_error + "\n";
   if (r.differences.empty()) t += "  every frame the host could walk equals the device's\n";
   out.differs = !r.differences.empty();
 }

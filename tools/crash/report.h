@@ -22,6 +22,7 @@ struct CrashImage {
   std::vector<uint8_t> build_id;  // the GNU build-id note's descriptor
   bool has_table = false;         // its .sframe, or one built from its CFI
   std::string table_from;         // ".sframe" or "CFI"
+  std::string table_error;        // without a table: why ("its CFI is refused: too-many-rules ...")
   ModuleTable table;
   dwarf::SourceImage source;      // file:line and inlined frames, when loaded with lines
   bool placed = false;            // given as PATH@ADDRESS: its first loaded byte ran at placed_at
