@@ -109,14 +109,14 @@ QEMU_RUNS += "x86_64 crash-smp|$(X86_OUT)/crash-smp.elf|$(X86_CRASH_SMP_QEMU)|--
 
 # Scenario 11 (common/reloc.h; tests/qemu/README.md, "Images that move themselves"): reloc.elf,
 # the crash kernel linked -pie at 16 MiB (where Linux's x86_64 kernel is linked) with
-# reloc/kernel.lds.S, booted by reloc/boot.S instead of boot.S, with reloc/main.c (crash.c's main
-# without the guard pages), which moves it, KASLR-style, to a page of [2 MiB, 96 MiB) the runner's
+# reloc/kernel.lds.S, booted by reloc/boot.S instead of boot.S, with crash.c (without the guard
+# pages), which moves it, KASLR-style, to a page of [2 MiB, 96 MiB) the runner's
 # seed picks: below its link address or above (a negative bias or a positive one). The seed lies
 # just below 2 MiB, above the low memory SeaBIOS uses, and is written again at each reset; the copy
 # stays below the top 17 MiB that SeaBIOS takes. Its assembly is built with -g too, so every frame
 # has a source line.
 X86_RELOC := 0x1000000 0x1ff000 0x200000 0x6000000 0x1000
-X86_RELOC_SRCS := $(filter-out boot.S,$(X86_ARCH_SRCS)) reloc/boot.S reloc/main.c
+X86_RELOC_SRCS := $(filter-out boot.S,$(X86_ARCH_SRCS)) reloc/boot.S $(X86_CRASH_SRCS)
 X86_VFLAGS_reloc := $(call qemu_reloc_cflags,$(X86_RELOC))
 X86_AFLAGS_reloc := -g $(call qemu_reloc_ldsflags,$(X86_RELOC))
 X86_LDS_SRC_reloc := $(X86_SRC)/reloc/kernel.lds.S
