@@ -24,11 +24,6 @@ void summing_putc(void *ctx, char c) {
   (s->out->putc)(s->out->ctx, c);
 }
 
-void put_char(const sfu_sink *sink, char c) {
-  char s[2] = {c, '\0'};
-  sfu_print_str(sink, s);
-}
-
 void prefix(const sfu_sink *sink) { sfu_print_str(sink, "sfu-crash: "); }
 
 // The registered module with the record module's build-id and text range, if any: its symbols
@@ -138,10 +133,10 @@ void base64(const sfu_sink *sink, const uint8_t *p, uint32_t n) {
   for (uint32_t i = 0; i < n; i += 3) {
     uint32_t left = n - i;
     uint32_t v = uint32_t(p[i]) << 16 | (left > 1 ? uint32_t(p[i + 1]) << 8 : 0) | (left > 2 ? p[i + 2] : 0);
-    put_char(sink, alphabet[(v >> 18) & 63]);
-    put_char(sink, alphabet[(v >> 12) & 63]);
-    put_char(sink, left > 1 ? alphabet[(v >> 6) & 63] : '=');
-    put_char(sink, left > 2 ? alphabet[v & 63] : '=');
+    print::put_char(sink, alphabet[(v >> 18) & 63]);
+    print::put_char(sink, alphabet[(v >> 12) & 63]);
+    print::put_char(sink, left > 1 ? alphabet[(v >> 6) & 63] : '=');
+    print::put_char(sink, left > 2 ? alphabet[v & 63] : '=');
   }
 }
 

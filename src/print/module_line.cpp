@@ -4,10 +4,8 @@
 namespace sfu::print {
 namespace {
 
-void put_char(const sfu_sink *sink, char c) {
-  char s[2] = {c, '\0'};
-  sfu_print_str(sink, s);
-}
+// What a printed name shows for c.
+char clean(char c) { return c >= 0x20 && c < 0x7f ? c : '?'; }
 
 void print_hex_bytes(const sfu_sink *sink, const uint8_t *p, uint32_t n) {
   for (uint32_t i = 0; i < n; i++) {
@@ -18,15 +16,20 @@ void print_hex_bytes(const sfu_sink *sink, const uint8_t *p, uint32_t n) {
 
 void cleaning_putc(void *ctx, char c) {
   const sfu_sink *out = static_cast<const Cleaning *>(ctx)->out;
-  if (out && out->putc) (out->putc)(out->ctx, c >= 0x20 && c < 0x7f ? c : '?');
+  if (out && out->putc) (out->putc)(out->ctx, clean(c));
 }
 
 }  // namespace
 
+void put_char(const sfu_sink *sink, char c) {
+  char s[2] = {c, '\0'};
+  sfu_print_str(sink, s);
+}
+
 Cleaning::Cleaning(const sfu_sink *to) : out(to), sink{cleaning_putc, this} {}
 
 void print_clean(const sfu_sink *sink, const char *s, uint32_t max) {
-  for (uint32_t i = 0; i < max && s[i] != '\0'; i++) put_char(sink, s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?');
+  for (uint32_t i = 0; i < max && s[i] != '\0'; i++) put_char(sink, clean(s[i]));
 }
 
 void module_line(const sfu_sink *sink, uint64_t index, const char *name, uint32_t name_max, uint64_t text_start,

@@ -20,6 +20,9 @@ void module_line(const sfu_sink *sink, uint64_t index, const char *name, uint32_
 // "sfu-crash-end" inside a printed record) or send an escape sequence to the console.
 void print_clean(const sfu_sink *sink, const char *s, uint32_t max);
 
+// One character through the formatter (sfu_print_str's checks of the sink included).
+void put_char(const sfu_sink *sink, char c);
+
 // A sink that passes printable ASCII on to `out` and '?' for anything else, for text printed by
 // a call that takes a sink (a symbol's name, decoded straight into it). Nothing when out or its
 // putc is NULL.

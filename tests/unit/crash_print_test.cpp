@@ -255,7 +255,7 @@ TEST(CrashPrint, DamagedBeginAndEndLines) {
   bad = l;
   bad.back() = "sfu-crash-end lines=3 crc=0x00000000";
   char want[160];
-  snprintf(want, sizeof want, "not lines=%zu crc=0x%08x)", (p->view.length + 47) / 48,
+  snprintf(want, sizeof want, "not lines=%u crc=0x%08x)", unsigned((p->view.length + 47) / 48),
            unsigned(sfu_crc32(0, p->view.rec + 16, p->view.length - 16)));
   std::vector<FoundRecord> found = found_in(join(bad));
   EXPECT_EQ(found[0].problem, "the record begun at line 1 has no end line that matches it (line " +

@@ -86,9 +86,10 @@ TEST(CrashReport, AModuleMovedUpDownOrFarIsNamedAndWalkedAtItsLinkAddress) {
       EXPECT_EQ(r.error, "");
       EXPECT_FALSE(r.differs) << r.text;
       EXPECT_EQ(has(r.text, "moved "), move.bias != nullptr) << r.text;
-      if (move.bias)
+      if (move.bias) {
         EXPECT_TRUE(has(r.text, std::string("  moved ") + move.bias + " from its link address: [_stext, _etext) "
                                 "(link address 0x100000) ran at ")) << r.text;
+      }
       EXPECT_TRUE(has(r.text, "kernel  leaf+0x")) << r.text;
       EXPECT_TRUE(has(r.text, "kernel  mid+0x")) << r.text;
       EXPECT_TRUE(has(r.text, "kernel  outer+0x")) << r.text;

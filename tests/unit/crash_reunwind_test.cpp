@@ -83,7 +83,7 @@ TEST(CrashReunwind, TheSameFramesOnEveryAbi) {
 }
 
 // The table as an image linked at `link` holds it: the record's run-time one moved back.
-ModuleTable linked_table(uint8_t abi, uint64_t run, uint64_t link) {
+ModuleTable linked_table(uint8_t abi, uint64_t link) {
   CrashModuleOptions options;
   options.text = link;
   CrashMachine at_link = crash_machine(abi, options);
@@ -102,7 +102,7 @@ TEST(CrashReunwind, AnImageThatRanAwayFromItsLinkAddress) {
     for (const Move &move : moves) {
       SCOPED_TRACE(std::to_string(abi) + " link " + std::to_string(move.link) + " run " + std::to_string(move.run));
       Record r(abi, 8192, move.run);
-      r.table = linked_table(abi, move.run, move.link);
+      r.table = linked_table(abi, move.link);
       ASSERT_EQ(r.open(), SFU_OK);
       auto mem = windows_only(r.view);
       Reunwound out;
