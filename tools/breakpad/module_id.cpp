@@ -132,10 +132,5 @@ std::string module_name(const ElfImage &image, const std::string &path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-uint64_t load_address(const std::vector<ElfSegment> &segments) {
-  for (const ElfSegment &s : segments)
-    if (s.type == kPtLoad) return s.vaddr;
-  return 0;
-}
 
 }  // namespace sfu::tools::breakpad

@@ -11,7 +11,7 @@
 //     separate name for s390x);
 //   - the module name: the DT_SONAME of a shared object, else the file's base name;
 //   - the load address, which every address of the symbol file is relative to: the first
-//     PT_LOAD's p_vaddr.
+//     PT_LOAD's p_vaddr (load_address, tools/elf/elf_file.h).
 // Host code; used by `sfu breakpad` and by the minidump writer.
 #pragma once
 
@@ -49,7 +49,6 @@ std::string code_id_text(const std::vector<uint8_t> &identifier);
 // else the last component of `path`.
 std::string module_name(const ElfImage &image, const std::string &path);
 
-// The address the symbol file's addresses are relative to: the first PT_LOAD's p_vaddr, or 0.
-uint64_t load_address(const std::vector<ElfSegment> &segments);
+// The address the symbol file's addresses are relative to is load_address (tools/elf/elf_file.h).
 
 }  // namespace sfu::tools::breakpad

@@ -239,4 +239,16 @@ bool read_segments(const ElfImage &image, std::vector<ElfSegment> &out, std::str
   return true;
 }
 
+uint64_t load_address(const std::vector<ElfSegment> &segments) {
+  for (const ElfSegment &s : segments)
+    if (s.type == kPtLoad) return s.vaddr;
+  return 0;
+}
+
+bool has_load_segment(const std::vector<ElfSegment> &segments) {
+  for (const ElfSegment &s : segments)
+    if (s.type == kPtLoad) return true;
+  return false;
+}
+
 }  // namespace sfu::tools

@@ -80,6 +80,11 @@ bool elf_parse(std::vector<uint8_t> file, ElfImage &out, std::string &error);
 // the file is an error.
 bool read_segments(const ElfImage &image, std::vector<ElfSegment> &out, std::string &error);
 
+// The first PT_LOAD's p_vaddr, or 0 without one: the address Breakpad's symbol files count from,
+// and the image's first loaded byte, which ELF@ADDRESS places (tools/elf/load_bias.h).
+uint64_t load_address(const std::vector<ElfSegment> &segments);
+bool has_load_segment(const std::vector<ElfSegment> &segments);
+
 // Copies the contents of section `name` (not NOBITS) out of `image`.
 bool elf_section_bytes(const ElfImage &image, const std::string &name, ElfSection &out, std::string &error);
 

@@ -101,13 +101,11 @@ bool find_load_bias(const ElfImage &image, uint64_t run_start, uint64_t run_end,
 bool given_load_bias(const ElfImage &image, uint64_t address, LoadBias &out, std::string &error) {
   std::vector<ElfSegment> segments;
   if (!read_segments(image, segments, error)) return false;
-  for (const ElfSegment &s : segments)
-    if (s.type == kPtLoad) {
-      out.bias = address - s.vaddr;
-      out.how = "given: its first loaded byte (link address " + hex(s.vaddr) + ") ran at " + hex(address);
-      return true;
-    }
-  return (error = "no loadable segment (PT_LOAD) to place at " + hex(address), false);
+  if (!has_load_segment(segments)) return (error = "no loadable segment (PT_LOAD) to place at " + hex(address), false);
+  const uint64_t link = load_address(segments);
+  out.bias = address - link;
+  out.how = "given: its first loaded byte (link address " + hex(link) + ") ran at " + hex(address);
+  return true;
 }
 
 }  // namespace sfu::tools
