@@ -5,7 +5,17 @@
 // sfu_backtrace, which holds a cursor itself; sfu_walk_start; sfu_print_backtrace, which prints
 // each frame with its name from the symbol table).
 //
-//   footprint --out FILE (--arch NAME SIZE_TOOL LIBSFU_A CI_DIR)...
+//   footprint --out FILE [--links DIR] (--arch NAME SIZE_TOOL LIBSFU_A CI_DIR)...
+//
+// With --links, first what each feature adds to a kernel's link, from the linker maps
+// bench/footprint_links.sh writes into DIR (its manifest names the links in chain order): the
+// input sections from libsfu.a the link kept, .text* as code, .rodata* and .data.rel.ro* as
+// read-only data, .bss* and COMMON as .bss. Each step's line is its link's total less the step
+// before it, so the lines add up to each total the manifest names. Prints
+//   footprint: ARCH feature NAME code N bytes, rodata N bytes, bss N bytes
+//   footprint: ARCH walk-only code N bytes, rodata N bytes, backtrace stack N bytes
+// the last from the walk-only link and the deepest sfu_print_backtrace path of the walk-only
+// build (DIR/lib/walk-only/ARCH/obj, built with -fstack-usage -fcallgraph-info=su).
 //
 // Frame sizes are gcc's (-fstack-usage: on x86_64 they include the return address the call
 // pushed). A call through a pointer, or to a function outside the core (the kernel's
@@ -203,10 +213,247 @@ CoreSize core_size(const std::string &size_tool, const std::string &lib, const s
   return total;
 }
 
+// The sfunwind bytes one link kept, per object of libsfu.a.
+struct Bytes {
+  long code = 0, rodata = 0, bss = 0, data = 0, unwind = 0;
+  Bytes &operator+=(const Bytes &o) {
+    code += o.code, rodata += o.rodata, bss += o.bss, data += o.data, unwind += o.unwind;
+    return *this;
+  }
+  Bytes operator-(const Bytes &o) const {
+    Bytes b = *this;
+    b.code -= o.code, b.rodata -= o.rodata, b.bss -= o.bss, b.data -= o.data, b.unwind -= o.unwind;
+    return b;
+  }
+  bool operator==(const Bytes &) const = default;
+};
+
+struct LinkSizes {
+  bool ok = false;
+  Bytes total;
+  std::map<std::string, Bytes> by_object;
+};
+
+void add_section(LinkSizes &l, const std::string &section, long size, const std::string &file) {
+  size_t lib = file.find("libsfu.a(");
+  if (lib == std::string::npos || size == 0) return;
+  std::string object = file.substr(lib + 9, file.size() - lib - 10);
+  Bytes b;
+  auto starts = [&](const char *p) { return section.rfind(p, 0) == 0; };
+  if (starts(".text")) b.code = size;
+  else if (starts(".rodata") || starts(".data.rel.ro")) b.rodata = size;
+  else if (starts(".bss") || starts(".sbss") || section == "COMMON") b.bss = size;
+  else if (starts(".data") || starts(".sdata")) b.data = size;
+  else if (starts(".sframe") || starts(".eh_frame")) b.unwind = size;
+  else return;
+  l.by_object[object] += b;
+  l.total += b;
+}
+
+// GNU ld's map: after "Linker script and memory map", each input section kept is
+// " NAME 0xADDR 0xSIZE FILE", or " NAME" alone with "  0xADDR 0xSIZE FILE" on the next line.
+LinkSizes read_map(const std::string &path) {
+  LinkSizes l;
+  std::ifstream in(path);
+  std::string line, pending;
+  bool kept = false;
+  while (std::getline(in, line)) {
+    if (!kept) {
+      kept = line.rfind("Linker script and memory map", 0) == 0;
+      continue;
+    }
+    std::istringstream words(line);
+    std::vector<std::string> w;
+    for (std::string x; words >> x;) w.push_back(x);
+    bool input = line.size() > 1 && line[0] == ' ' && (line[1] == '.' || line.rfind(" COMMON", 0) == 0);
+    if (input && w.size() == 1) {
+      pending = w[0];
+      continue;
+    }
+    if (input && w.size() >= 4 && w[1].rfind("0x", 0) == 0 && w[2].rfind("0x", 0) == 0)
+      add_section(l, w[0], strtol(w[2].c_str(), nullptr, 16), w[3]);
+    else if (!pending.empty() && w.size() >= 3 && w[0].rfind("0x", 0) == 0 && w[1].rfind("0x", 0) == 0)
+      add_section(l, pending, strtol(w[1].c_str(), nullptr, 16), w[2]);
+    pending.clear();
+  }
+  l.ok = kept;
+  return l;
+}
+
+struct Link {
+  std::string kind, name, variant, flags, what;
+};
+
+std::vector<Link> read_manifest(const std::string &path) {
+  std::vector<Link> out;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    size_t at = 0;
+    for (size_t tab; (tab = line.find('\t', at)) != std::string::npos; at = tab + 1)
+      f.push_back(line.substr(at, tab - at));
+    f.push_back(line.substr(at));
+    if (f.size() == 5) out.push_back({f[0], f[1], f[2], f[3], f[4]});
+  }
+  return out;
+}
+
+std::string cell(const Bytes &b) {
+  return std::to_string(b.code) + " / " + std::to_string(b.rodata) + " / " + std::to_string(b.bss);
+}
+
+// The per-feature table and the lines tools read; the walk-only line needs the stack of its
+// backtrace, from the walk-only build's call graph.
+int links_report(const std::string &dir, const std::vector<std::string> &archs, std::ostringstream &md) {
+  std::vector<Link> links = read_manifest(dir + "/manifest");
+  if (links.empty()) {
+    fprintf(stderr, "footprint: no links in %s/manifest\n", dir.c_str());
+    return 1;
+  }
+  int status = 0;
+  // sizes[arch][i]: link i; delta[arch][i]: a step's link less the step before it.
+  std::map<std::string, std::vector<LinkSizes>> sizes;
+  std::map<std::string, std::vector<Bytes>> delta;
+  std::map<std::string, long> walk_only_stack;
+  std::ostringstream details;
+  for (const std::string &a : archs) {
+    std::vector<LinkSizes> &s = sizes[a];
+    std::vector<Bytes> &d = delta[a];
+    long prev = -1;  // the step before, by index (s grows)
+    for (const Link &l : links) {
+      s.push_back(read_map(dir + "/" + a + "/" + l.name + ".map"));
+      if (!s.back().ok) {
+        fprintf(stderr, "footprint: no map for %s %s\n", a.c_str(), l.name.c_str());
+        status = 1;
+      }
+      d.push_back(l.kind != "step" || prev < 0 ? s.back().total : s.back().total - s[prev].total);
+      if (l.kind != "step") continue;
+      printf("footprint: %s feature %s code %ld bytes, rodata %ld bytes, bss %ld bytes\n", a.c_str(),
+             l.name.c_str(), d.back().code, d.back().rodata, d.back().bss);
+      prev = long(s.size()) - 1;
+    }
+    Graph g;
+    std::string ci = dir + "/lib/walk-only/" + a + "/obj";
+    if (std::filesystem::is_directory(ci))
+      for (const auto &e : std::filesystem::recursive_directory_iterator(ci))
+        if (e.path().extension() == ".ci") read_ci(e.path(), g);
+    std::set<std::string> on_path;
+    Path p = deepest(g, "sfu_print_backtrace", on_path);
+    walk_only_stack[a] = p.chain.empty() ? -1 : p.bytes;
+    for (size_t i = 0; i < links.size(); i++) {
+      if (links[i].name != "walk-only") continue;
+      printf("footprint: %s walk-only code %ld bytes, rodata %ld bytes, backtrace stack %ld bytes\n", a.c_str(),
+             s[i].total.code, s[i].total.rodata, walk_only_stack[a]);
+    }
+    if (walk_only_stack[a] < 0) status = 1;
+
+    // Where each step's bytes are: the first link's objects, then the objects each step changes.
+    details << "\n### " << a << "\n\n";
+    details << "- walk-only backtrace stack (sfu_print_backtrace): " << walk_only_stack[a] << " bytes"
+            << (p.unbounded ? " (unbounded)" : "") << ": ";
+    for (size_t i = 0; i < p.chain.size(); i++) details << (i ? " -> " : "") << p.chain[i];
+    details << "\n";
+    const std::map<std::string, Bytes> none;
+    const std::map<std::string, Bytes> *before = &none;
+    for (size_t i = 0; i < links.size(); i++) {
+      if (links[i].kind != "step") continue;
+      details << "- " << links[i].name << ", code / rodata / bss by object:";
+      std::set<std::string> objects;
+      for (const auto &[o, b] : s[i].by_object) objects.insert(o);
+      for (const auto &[o, b] : *before) objects.insert(o);
+      bool any = false;
+      for (const std::string &o : objects) {
+        Bytes now = s[i].by_object.count(o) ? s[i].by_object.at(o) : Bytes();
+        Bytes then = before->count(o) ? before->at(o) : Bytes();
+        Bytes b = now - then;
+        if (b.code == 0 && b.rodata == 0 && b.bss == 0) continue;
+        details << (any ? "; " : " ") << o << " " << (before == &none ? "" : b.code > 0 ? "+" : "") << b.code
+                << " / " << b.rodata << " / " << b.bss;
+        any = true;
+      }
+      details << (any ? "\n" : " no change\n");
+      before = &s[i].by_object;
+    }
+  }
+
+  md << "## Footprint per feature, linked\n\n"
+     << "What each feature adds to a kernel, from the link (bench/footprint_links.sh): "
+        "bench/footprint_probe.c, a freestanding probe making a kernel's calls, is linked `-nostdlib "
+        "-static --gc-sections` against a build of libsfu.a per configuration, and the linker map's "
+        "input sections from libsfu.a that the link kept are counted (the probe's own code is not): "
+        "`.text*` as code, `.rodata*` and `.data.rel.ro*` as read-only data, `.bss*` as bss. Every line "
+        "is against the line above it: the walk core is a whole link, each later line is its link "
+        "less the link before, one feature more each time, so the lines add up to each total below. "
+        "The chain starts from configs/walk-only.config with its SFrame versions and validation "
+        "turned off, reaches walk-only.config itself, then gives the options walk-only.config turns "
+        "off back their Kconfig defaults one feature at a time, and ends at the defaults (`other`: "
+        "what walk-only.config sets besides, such as its build for size). A line's figure depends on "
+        "the lines above it (code two features share is counted where the first one brings it); "
+        "add the lines down to a configuration to know what it costs. Figures are bytes, "
+        "code / rodata / bss.\n\n"
+     << "| feature | what the step adds |";
+  for (const std::string &a : archs) md << " " << a << " |";
+  md << "\n| --- | --- |";
+  for (size_t i = 0; i < archs.size(); i++) md << " ---: |";
+  md << "\n";
+  Bytes zero;
+  std::map<std::string, Bytes> running;
+  for (size_t i = 0; i < links.size(); i++) {
+    const Link &l = links[i];
+    if (l.kind == "step") {
+      md << "| " << l.name << " | " << l.what << " |";
+      for (const std::string &a : archs) {
+        running[a] += delta[a][i];
+        md << " " << cell(delta[a][i]) << " |";
+      }
+      md << "\n";
+      continue;
+    }
+    md << "| **= " << l.name << "** | sum of the lines above; the link of " << l.what << " |";
+    for (const std::string &a : archs) {
+      const Bytes &link = sizes[a][i].total;
+      md << " **" << cell(running[a]) << "**" << (running[a].code == link.code && running[a].rodata == link.rodata &&
+                                                              running[a].bss == link.bss
+                                                          ? " (link: same)"
+                                                          : " (link: " + cell(link) + ")")
+         << " |";
+      if (!(running[a].code == link.code && running[a].rodata == link.rodata && running[a].bss == link.bss))
+        status = 1;
+    }
+    md << "\n";
+  }
+  md << "\nThe walk-only link in the form `make bench` prints it, code + read-only data against "
+        "issue 24's target of 8 KB (8192 bytes), and the stack of its sfu_print_backtrace (the deepest "
+        "sum of gcc's frame sizes over the walk-only build's call graph; the sink's putc and the "
+        "kernel's sfu_hook_read_nofault are calls through pointers or outside the core, not counted):\n\n"
+     << "| arch | code | rodata | code + rodata | backtrace stack |\n| --- | ---: | ---: | ---: | ---: |\n";
+  for (const std::string &a : archs)
+    for (size_t i = 0; i < links.size(); i++)
+      if (links[i].name == "walk-only") {
+        const Bytes &b = sizes[a][i].total;
+        md << "| " << a << " | " << b.code << " | " << b.rodata << " | " << b.code + b.rodata << " | "
+           << walk_only_stack[a] << " |\n";
+      }
+  // What the counted sections leave out, when the link has any.
+  for (const std::string &a : archs) {
+    const Bytes &b = sizes[a].back().total;
+    if (b.data || b.unwind)
+      md << "\nNot in the figures, " << a << ", last link: " << b.data << " bytes of `.data`, " << b.unwind
+         << " of the library's own unwind tables (`.sframe`, `.eh_frame`, kept when the kernel's script "
+            "keeps them).";
+  }
+  md << "\n\nWhere each step's bytes are, by object of libsfu.a (the walk core whole, each later step "
+        "as its change):\n"
+     << details.str() << "\n";
+  (void)zero;
+  return status;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
-  const char *out_path = nullptr;
+  const char *out_path = nullptr, *links_dir = nullptr;
   struct Arch {
     std::string name, size_tool, lib, ci_dir;
   };
@@ -214,11 +461,13 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--out") && i + 1 < argc) {
       out_path = argv[++i];
+    } else if (!strcmp(argv[i], "--links") && i + 1 < argc) {
+      links_dir = argv[++i];
     } else if (!strcmp(argv[i], "--arch") && i + 4 < argc) {
       archs.push_back({argv[i + 1], argv[i + 2], argv[i + 3], argv[i + 4]});
       i += 4;
     } else {
-      fprintf(stderr, "usage: %s --out FILE (--arch NAME SIZE_TOOL LIBSFU_A CI_DIR)...\n", argv[0]);
+      fprintf(stderr, "usage: %s --out FILE [--links DIR] (--arch NAME SIZE_TOOL LIBSFU_A CI_DIR)...\n", argv[0]);
       return 2;
     }
   }
@@ -226,6 +475,12 @@ int main(int argc, char **argv) {
 
   const char *roots[] = {"sfu_walk_next", "sfu_backtrace", "sfu_walk_start", "sfu_print_backtrace"};
   std::ostringstream md, details;
+  int status = 0;
+  if (links_dir) {
+    std::vector<std::string> names;
+    for (const Arch &a : archs) names.push_back(a.name);
+    status = links_report(links_dir, names, md);
+  }
   md << "## Footprint of the freestanding core\n\n"
      << "`.text`: `size` of each object in `build/<arch>/libsfu.a` (`make ARCH=<arch>`, -O2, "
         "default Kconfig). Stack: the core built once more with `KCFLAGS='-fstack-usage "
@@ -244,7 +499,6 @@ int main(int argc, char **argv) {
      << "| arch | core code (bytes) | core rodata (bytes) | .text total (bytes) | walk stack: "
         "sfu_walk_next | sfu_backtrace | sfu_walk_start | sfu_print_backtrace |\n"
      << "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
-  int status = 0;
   for (const Arch &a : archs) {
     std::vector<ObjectSize> sizes = text_sizes(a.size_tool, a.lib);
     long total = 0;

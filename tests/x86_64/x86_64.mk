@@ -7,8 +7,9 @@
 #                         (--clobber-below-sp adds an informational experiment: tests/x86_64/walk.h)
 #   make bench            build/bench/bench_walk: ns per frame of sfunwind, a frame-pointer walk,
 #                         libunwind and libgcc on one 64-deep stack; bench_tables: the lookup on
-#                         synthetic tables (the core without its row cache); the core's .text and
-#                         the stack a walk needs per architecture; SFrame and .sfu_symbols sizes
+#                         synthetic tables (the core without its row cache); what each feature
+#                         adds to a kernel's link, the core's .text and the stack a walk needs
+#                         per architecture; SFrame and .sfu_symbols sizes
 #                         on googletest and the QEMU kernels; writes bench/results.md
 
 X86_DIR := $(BUILD)/tests/x86
@@ -74,7 +75,10 @@ $(BENCH_DIR)/footprint: bench/footprint.cpp | $(DEPS_STAMP)
 	$(HOST_CXX) -std=c++20 -O2 -Wall -Wextra -Werror -o $@ $<
 
 # .text of build/<arch>/libsfu.a, and the core built again with -fstack-usage and call-graph
-# info into a scratch directory for the stack a walk needs.
+# info into a scratch directory for the stack a walk needs. Before them, what each feature adds
+# to a kernel's link: bench/footprint_links.sh links bench/footprint_probe.c against a build of
+# the core per configuration (kept in $(BENCH_LINKS)/lib, rebuilt only where sources changed).
+BENCH_LINKS := $(BENCH_DIR)/footprint-links
 .PHONY: bench-footprint
 bench-footprint: $(BENCH_DIR)/footprint
 	@rm -rf $(BENCH_STACK_USAGE)
@@ -83,7 +87,8 @@ bench-footprint: $(BENCH_DIR)/footprint
 		$(MAKE) --no-print-directory ARCH=$$a BUILD=$(BENCH_STACK_USAGE) \
 			KCFLAGS='$(KCFLAGS) -fstack-usage -fcallgraph-info=su' lib >/dev/null || exit 1; \
 	done
-	$(BENCH_DIR)/footprint --out $(BENCH_DIR)/footprint.md $(foreach a,$(BENCH_ARCHS),\
+	MAKE='$(MAKE)' KCFLAGS='$(KCFLAGS)' bash bench/footprint_links.sh $(BENCH_LINKS) $(BENCH_ARCHS)
+	$(BENCH_DIR)/footprint --out $(BENCH_DIR)/footprint.md --links $(BENCH_LINKS) $(foreach a,$(BENCH_ARCHS),\
 		--arch $(a) $(BENCH_SIZE_$(a)) $(BUILD)/$(a)/libsfu.a $(BENCH_STACK_USAGE)/$(a)/obj)
 
 # The symbol tables measured (bench/symbols_size.sh): googletest's (the image sframe_size.sh
