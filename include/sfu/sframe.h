@@ -96,7 +96,9 @@ extern "C" {
   X(SFU_E_CRASH_BAD_LAYOUT, "crash-bad-layout")       /* a part out of place or malformed */ \
   X(SFU_E_TOO_MANY_ROWS, "function-rows-over-limit")  /* over CONFIG_SFU_MAX_FUNCTION_ROWS */ \
   X(SFU_E_UNSORTED_TOO_LARGE, "unsorted-table-too-large") /* unsorted, over CONFIG_SFU_MAX_UNSORTED_FDES */ \
-  X(SFU_E_BAD_INDEX_MEMORY, "bad-index-memory")       /* under sfu_index_size, or not 8-aligned */
+  X(SFU_E_BAD_INDEX_MEMORY, "bad-index-memory")       /* under sfu_index_size, or not 8-aligned */ \
+  X(SFU_E_SYMBOL_BAD_PREFIX, "bad-symbol-prefix")     /* borrows from no name, or past its end */ \
+  X(SFU_E_SYMBOL_PREFIX_TOO_DEEP, "symbol-prefix-too-deep") /* over SFU_SYMBOL_PREFIX_DEPTH */
 
 enum sfu_error {
 #define SFU_ERROR_ENUM(name, text) name,

@@ -5,7 +5,8 @@
  * section bytes, reads every multi-byte field one byte at a time in the table's byte order, never
  * reads outside the section, never allocates and takes no lock: a lookup and a name decode are
  * safe in an interrupt or an NMI. A lookup is a binary search over fixed-size entries; a name
- * decodes in time bounded by SFU_SYMBOL_NAME_MAX, on a stack of SFU_SYMBOL_TOKEN_DEPTH bytes.
+ * decodes in time bounded by SFU_SYMBOL_NAME_MAX and SFU_SYMBOL_PREFIX_DEPTH, on a stack of
+ * SFU_SYMBOL_TOKEN_DEPTH bytes.
  *
  * Failure contract: as sfu/sframe.h (every function returns an sfu_error, SFU_OK the only
  * success; output arguments are unspecified on failure).
@@ -23,10 +24,12 @@ extern "C" {
 
 struct sfu_sink; /* sfu/print.h */
 
-/* A name decodes to at most this many bytes (the writer truncates longer ones), and its tokens
- * nest at most this deep. A table breaking either is refused when it is validated. */
+/* A name decodes to at most this many bytes (the writer truncates longer ones), its tokens nest
+ * at most this deep, and it borrows a prefix through at most this many earlier names. A table
+ * breaking any is refused when it is validated. */
 #define SFU_SYMBOL_NAME_MAX 512
 #define SFU_SYMBOL_TOKEN_DEPTH 32
+#define SFU_SYMBOL_PREFIX_DEPTH 16
 
 /* What the caller knows about the section it hands over. */
 struct sfu_symbols_desc {

@@ -41,22 +41,27 @@ uint32_t entry_at(const sfu_symbols &s, uint32_t i) { return s.entries_at + i * 
 uint64_t start_of(const sfu_symbols &s, uint32_t i) {
   return s.sec_addr + uint64_t(int64_t(int32_t(u32_at(s, entry_at(s, i) + entry::kStart))));
 }
-uint32_t name_from(const sfu_symbols &s, uint32_t i) { return u32_at(s, entry_at(s, i) + entry::kName); }
+uint32_t size_of(const sfu_symbols &s, uint32_t i) { return u32_at(s, entry_at(s, i) + entry::kSize) & entry::kSizeMask; }
+uint32_t back_of(const sfu_symbols &s, uint32_t i) { return u32_at(s, entry_at(s, i) + entry::kSize) >> entry::kSizeBits; }
+uint32_t prefix_of(const sfu_symbols &s, uint32_t i) { return u32_at(s, entry_at(s, i) + entry::kName) >> entry::kOffsetBits; }
+uint32_t name_from(const sfu_symbols &s, uint32_t i) {
+  return u32_at(s, entry_at(s, i) + entry::kName) & entry::kOffsetMask;
+}
 uint32_t name_to(const sfu_symbols &s, uint32_t i) {
   return i + 1 < s.num_symbols ? name_from(s, i + 1) : s.names_size;
 }
 
-// Decodes the name of entry i, writing each character to out (nothing when out is NULL), and
-// counts them in len. Bounded: every pass of the outer loop emits a character or fails, at most
-// kNameMax pass; the inner loop pushes on a stack of kTokenDepth codes or fails.
-sfu_error decode(const sfu_symbols &s, uint32_t i, const sfu_sink *out, uint32_t &len) {
-  len = 0;
+// Emits at most `limit` characters of entry i's own codes, writing each to out (nothing when
+// out is NULL), and counts them in len. Bounded: every pass of the outer loop emits a character
+// or fails, and len stops at kNameMax; the inner loop pushes on a stack of kTokenDepth codes or
+// fails.
+sfu_error decode_own(const sfu_symbols &s, uint32_t i, uint32_t limit, const sfu_sink *out, uint32_t &len) {
   uint32_t from = name_from(s, i), to = name_to(s, i);
   if (to - from > kNameMax) return SFU_E_SYMBOL_NAME_TOO_LONG;  // each code is one character at least
   const uint8_t *names = s.sec + s.names_at, *pairs = s.sec + s.tokens_at;
   uint8_t pending[kTokenDepth];
-  uint32_t depth = 0;
-  for (uint32_t at = from; at < to; at++) {
+  uint32_t depth = 0, emitted = 0;
+  for (uint32_t at = from; at < to && emitted < limit; at++) {
     uint8_t c = names[at];
     for (;;) {
       while (is_token(s.token_map, c)) {
@@ -69,9 +74,34 @@ sfu_error decode(const sfu_symbols &s, uint32_t i, const sfu_sink *out, uint32_t
       if (len == kNameMax) return SFU_E_SYMBOL_NAME_TOO_LONG;
       if (out) (out->putc)(out->ctx, char(c));
       len++;
-      if (depth == 0) break;
+      if (++emitted == limit || depth == 0) break;
       c = pending[--depth];
     }
+  }
+  return SFU_OK;
+}
+
+// Decodes the name of entry i. It borrows its first prefix(i) characters from entry i - back(i),
+// which may borrow in turn: along that chain c0 = i, c1, ..., cM (the last borrows nothing),
+// character k comes from the first cm whose prefix is at most k. So cm gives characters
+// [prefix(cm), lim) with lim the least prefix of c0..c(m-1), and emitting cM's share, then
+// c(M-1)'s, ..., then c0's own codes writes the name in order with no buffer. Bounded: M is at
+// most kPrefixDepth, and each share walks the chain again (M^2 / 2 entry reads at most).
+sfu_error decode(const sfu_symbols &s, uint32_t i, const sfu_sink *out, uint32_t &len) {
+  len = 0;
+  uint32_t hops = 0;
+  for (uint32_t j = i; back_of(s, j) != 0; j -= back_of(s, j))
+    if (++hops > kPrefixDepth) return SFU_E_SYMBOL_PREFIX_TOO_DEEP;
+  for (uint32_t m = hops + 1; m-- > 0;) {
+    uint32_t j = i, lim = ~0u;
+    for (uint32_t k = 0; k < m; k++) {
+      uint32_t p = prefix_of(s, j);
+      lim = p < lim ? p : lim;
+      j -= back_of(s, j);
+    }
+    uint32_t p = prefix_of(s, j);
+    if (lim > p)
+      if (sfu_error e = decode_own(s, j, lim == ~0u ? lim : lim - p, out, len)) return e;
   }
   return SFU_OK;
 }
@@ -134,8 +164,8 @@ sfu_error check_entries(const sfu_symbols &s, const sfu_symbols_desc &d) {
   uint32_t prev_name = 0;
   for (uint32_t i = 0; i < s.num_symbols; i++) {
     uint32_t at = entry_at(s, i);
-    uint32_t rel = u32_at(s, at + entry::kStart), size = u32_at(s, at + entry::kSize);
-    uint32_t name = u32_at(s, at + entry::kName);
+    uint32_t rel = u32_at(s, at + entry::kStart), size = size_of(s, i);
+    uint32_t name = name_from(s, i);
     int64_t delta = int32_t(rel);
     uint64_t start = s.sec_addr + uint64_t(delta);
     bool wraps = (delta < 0) != (start < s.sec_addr) || start + size < start;
@@ -149,14 +179,22 @@ sfu_error check_entries(const sfu_symbols &s, const sfu_symbols_desc &d) {
     if (i == 0 ? name != 0 : name <= prev_name) return SFU_E_SYMBOL_BAD_NAME_OFFSET;
     if (name >= s.names_size) return SFU_E_SYMBOL_BAD_NAME_OFFSET;
     prev_name = name;
+    // A prefix comes from an earlier entry, and only with one to come from.
+    uint32_t back = back_of(s, i);
+    if (back > i || (back == 0) != (prefix_of(s, i) == 0)) return SFU_E_SYMBOL_BAD_PREFIX;
   }
   if (s.num_symbols == 0 && s.names_size != 0) return SFU_E_SYMBOL_BAD_NAME_OFFSET;
   return SFU_OK;
 }
 
+// In entry order, so the name a prefix borrows from has been checked: it must be that long.
 sfu_error check_names(const sfu_symbols &s) {
   for (uint32_t i = 0; i < s.num_symbols; i++) {
     uint32_t len;
+    if (uint32_t back = back_of(s, i)) {
+      if (sfu_error e = decode(s, i - back, nullptr, len)) return e;
+      if (prefix_of(s, i) > len) return SFU_E_SYMBOL_BAD_PREFIX;
+    }
     if (sfu_error e = decode(s, i, nullptr, len)) return e;
   }
   return SFU_OK;
@@ -204,7 +242,7 @@ extern "C" enum sfu_error sfu_symbols_entry(const struct sfu_symbols *symbols, u
   if (!symbols->ready) return SFU_E_NOT_INITIALIZED;
   if (index >= symbols->num_symbols) return SFU_E_NO_SYMBOL;
   symbol->start = start_of(*symbols, index);
-  symbol->size = u32_at(*symbols, entry_at(*symbols, index) + entry::kSize);
+  symbol->size = size_of(*symbols, index);
   symbol->index = index;
   return SFU_OK;
 }

@@ -38,8 +38,8 @@ std::vector<uint8_t> build_symbols(const RawSymbols &spec) {
   for (size_t i = 0; i < spec.entries.size(); i++) {
     const RawSymbol &e = spec.entries[i];
     put(uint32_t(int32_t(e.rel)), 4);
-    put(e.size, 4);
-    put(i < spec.name_offsets.size() ? spec.name_offsets[i] : at, 4);
+    put(e.size | uint64_t(e.back) << symbols::entry::kSizeBits, 4);
+    put((i < spec.name_offsets.size() ? spec.name_offsets[i] : at) | uint64_t(e.prefix) << symbols::entry::kOffsetBits, 4);
     at += uint32_t(e.name.size());
   }
   for (const RawSymbol &e : spec.entries) out.insert(out.end(), e.name.begin(), e.name.end());

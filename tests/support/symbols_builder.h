@@ -14,12 +14,14 @@ namespace sfu::test {
 struct RawSymbol {
   int64_t rel;                // start relative to the section's address
   uint32_t size;
-  std::vector<uint8_t> name;  // codes as stored
+  std::vector<uint8_t> name;  // codes as stored (the name's own, after any borrowed prefix)
+  uint32_t back = 0;          // the prefix comes from the entry this many before
+  uint32_t prefix = 0;        // characters borrowed from it
 };
 
 struct RawSymbols {
   bool big = false;
-  uint8_t version = 1, flags = 0, reserved = 0;
+  uint8_t version = 2, flags = 0, reserved = 0;
   std::array<uint8_t, 32> map{};               // token codes
   std::vector<std::array<uint8_t, 2>> pairs;   // one per token, in code order
   std::vector<RawSymbol> entries;

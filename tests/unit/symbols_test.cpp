@@ -131,7 +131,9 @@ TEST(SymbolErrors, BadMagic) {
 
 TEST(SymbolErrors, BadVersion) {
   RawSymbols r = sample();
-  r.version = 2;
+  r.version = 1;  // written by an sfu gen before prefixes: its entries read otherwise
+  EXPECT_EQ(init_error(r), "bad-symbols-version");
+  r.version = 3;
   EXPECT_EQ(init_error(r), "bad-symbols-version");
   r.version = 0;
   EXPECT_EQ(init_error(r), "bad-symbols-version");
@@ -239,6 +241,44 @@ TEST(SymbolErrors, TokensTooDeep) {
   };
   EXPECT_EQ(init_error(nested(SFU_SYMBOL_TOKEN_DEPTH + 1)), "symbol-tokens-too-deep");
   EXPECT_EQ(init_error(nested(SFU_SYMBOL_TOKEN_DEPTH)), "ok");
+}
+
+// "abcdef", then "abcdXY" (4 from it), "abcdXZ" (5 from that), "abq" (2 from that).
+RawSymbols borrowing() {
+  RawSymbols r = plain_symbols({{-0x2000, 0x10, codes("abcdef")},
+                                {-0x1ff0, 0x10, codes("XY"), 1, 4},
+                                {-0x1fe0, 0x10, codes("Z"), 1, 5},
+                                {-0x1fd0, 0x10, codes("q"), 1, 2}});
+  return r;
+}
+
+TEST(SymbolErrors, BadPrefix) {
+  EXPECT_EQ(init_error(borrowing()), "ok");
+  RawSymbols r = borrowing();
+  r.entries[1].prefix = 0;  // back without a prefix
+  EXPECT_EQ(init_error(r), "bad-symbol-prefix");
+  r = borrowing();
+  r.entries[1].back = 0;  // a prefix from nowhere
+  EXPECT_EQ(init_error(r), "bad-symbol-prefix");
+  r = borrowing();
+  r.entries[1].back = 2;  // before the first entry
+  EXPECT_EQ(init_error(r), "bad-symbol-prefix");
+  r = borrowing();
+  r.entries[1].prefix = 7;  // "abcdef" has 6
+  EXPECT_EQ(init_error(r), "bad-symbol-prefix");
+  r.entries[1].prefix = 6;
+  EXPECT_EQ(init_error(r), "ok");
+}
+
+TEST(SymbolErrors, PrefixTooDeep) {
+  // Entry k borrows all of entry k-1 and adds 'y': entry k borrows through k names.
+  auto chain = [](uint32_t n) {
+    RawSymbols r = plain_symbols({{-0x2000, 1, codes("x")}});
+    for (uint32_t k = 1; k < n; k++) r.entries.push_back({-0x2000 + int64_t(k), 1, codes("y"), 1, k});
+    return r;
+  };
+  EXPECT_EQ(init_error(chain(SFU_SYMBOL_PREFIX_DEPTH + 2)), "symbol-prefix-too-deep");
+  EXPECT_EQ(init_error(chain(SFU_SYMBOL_PREFIX_DEPTH + 1)), "ok");
 }
 
 TEST(SymbolErrors, NoSymbolForPc) {
@@ -382,6 +422,33 @@ TEST(Symbols, NameIntoASinkNeedsNoBuffer) {
   EXPECT_EQ(sfu_symbol_print_name(nullptr, &view, &sym), 4u);
 }
 
+TEST(Symbols, BorrowedPrefixesDecodeInOrder) {
+  for (bool big : {false, true}) {
+    RawSymbols r = borrowing();
+    r.big = big;
+    sfu_symbols view;
+    auto sec = build_symbols(r);
+    ASSERT_EQ(init(sec, view), SFU_OK);
+    EXPECT_EQ(name_at(view, kText), "abcdef");
+    EXPECT_EQ(name_at(view, kText + 0x10), "abcdXY");
+    EXPECT_EQ(name_at(view, kText + 0x20), "abcdXZ");  // 4 from the first, 1 from the second
+    EXPECT_EQ(name_at(view, kText + 0x3f), "abq");     // 2 from the first: the others give none
+    sfu_symbol sym;
+    ASSERT_EQ(sfu_symbols_find(&view, kText + 0x20, &sym), SFU_OK);
+    EXPECT_EQ(sym.size, 0x10u);  // back in the size field's top bits is not size
+    char buf[4];
+    EXPECT_EQ(sfu_symbol_name(&view, &sym, buf, sizeof buf), 6u);
+    EXPECT_STREQ(buf, "abc");
+  }
+  // A prefix that ends inside a token: "cha" (0x81) lends "ch".
+  RawSymbols t = sample();
+  t.entries[1] = {-0x1fc0, 0x20, codes("ip"), 1, 2};
+  sfu_symbols view;
+  auto sec = build_symbols(t);
+  ASSERT_EQ(init(sec, view), SFU_OK);
+  EXPECT_EQ(name_at(view, kText + 0x40), "chip");
+}
+
 // ---- the writer -------------------------------------------------------------------------------
 
 std::vector<SymbolFunction> many_functions(size_t n, uint64_t base, unsigned seed) {
@@ -455,15 +522,94 @@ TEST(SymbolsWriter, SizeIsHeaderPairsEntriesAndNames) {
 }
 
 TEST(SymbolsWriter, NoTokenWhereNoPairRepeatsEnough) {
-  std::vector<SymbolFunction> fns = {{"ab", kText, 4}, {"ab", kText + 4, 4}, {"xy", kText + 8, 4}};
+  // No two names start alike, so none borrows a prefix.
+  std::vector<SymbolFunction> fns = {{"xab", kText, 4}, {"yab", kText + 4, 4}, {"zq", kText + 8, 4}};
   std::vector<uint8_t> bytes;
   sfu::tools::SymbolTableStats s;
   std::string error;
   ASSERT_TRUE(sfu::tools::encode_symbols(fns, {false, kText}, bytes, s, error)) << error;
   EXPECT_EQ(s.tokens, 0u);  // "ab" twice saves 2 bytes and would cost 2
-  fns.push_back({"ab", kText + 12, 4});
+  fns.push_back({"wab", kText + 12, 4});
   ASSERT_TRUE(sfu::tools::encode_symbols(fns, {false, kText}, bytes, s, error)) << error;
   EXPECT_EQ(s.tokens, 1u);
+}
+
+TEST(SymbolsWriter, NamesBorrowTheLongestPrefixNearby) {
+  std::vector<SymbolFunction> fns = {{"sfu_print_hex", kText, 4}, {"trap_init", kText + 4, 4},
+                                     {"sfu_print_dec", kText + 8, 4}, {"sfu_print", kText + 12, 4},
+                                     {"sfu_print", kText + 16, 4}};
+  std::vector<uint8_t> bytes;
+  sfu::tools::SymbolTableStats s;
+  std::string error;
+  ASSERT_TRUE(sfu::tools::encode_symbols(fns, {false, kText}, bytes, s, error)) << error;
+  EXPECT_EQ(s.tokens, 0u);
+  sfu_symbols view = read_back(bytes, kText);
+  // Stored: all of the first two, "dec" (10 from 2 back), "t" (8 from 1 back: a name never
+  // borrows all of itself), "t" again (8 from 2 back, the nearest of the longest).
+  EXPECT_EQ(view.names_size, 13u + 9 + 3 + 1 + 1);
+  auto field = [&](uint32_t i, uint32_t off) {
+    uint32_t v = 0;
+    for (int k = 3; k >= 0; k--) v = v << 8 | bytes[view.entries_at + 12 * i + off + uint32_t(k)];
+    return v;
+  };
+  uint32_t want[][2] = {{0, 0}, {0, 0}, {2, 10}, {1, 8}, {1, 8}};
+  for (uint32_t i = 0; i < 5; i++) {
+    EXPECT_EQ(field(i, 4) >> 28, want[i][0]) << i;
+    EXPECT_EQ(field(i, 8) >> 24, want[i][1]) << i;
+    sfu_symbol sym;
+    ASSERT_EQ(sfu_symbols_entry(&view, i, &sym), SFU_OK);
+    EXPECT_EQ(sfu::tools::symbol_name(view, sym), fns[i].name);
+  }
+}
+
+TEST(SymbolsWriter, BorrowingStopsAtThePrefixDepth) {
+  // Each name extends the one before: each would borrow all but its last character.
+  std::vector<SymbolFunction> fns;
+  std::string name = "n";
+  for (uint64_t i = 0; i < 40; i++, name += char('a' + i % 26)) fns.push_back({name, kText + i, 1});
+  std::vector<uint8_t> bytes;
+  sfu::tools::SymbolTableStats s;
+  std::string error;
+  ASSERT_TRUE(sfu::tools::encode_symbols(fns, {false, kText}, bytes, s, error)) << error;
+  sfu_symbols view = read_back(bytes, kText);
+  for (uint32_t i = 0; i < fns.size(); i++) {
+    sfu_symbol sym;
+    ASSERT_EQ(sfu_symbols_entry(&view, i, &sym), SFU_OK);
+    EXPECT_EQ(sfu::tools::symbol_name(view, sym), fns[i].name);
+  }
+}
+
+TEST(SymbolsWriter, RefusesNamesPastTheOffsetBits) {
+  // Names of the given sizes that use nearly every byte value and share no prefix: the last
+  // one starts at the sum of the others, which must fit the entry's 24 bits.
+  auto names = [](const std::vector<size_t> &sizes) {
+    std::vector<SymbolFunction> fns;
+    uint32_t x = 1;
+    for (size_t i = 0; i < sizes.size(); i++) {
+      std::string s(sizes[i], 'a');
+      s[0] = char(1 + i % 255);
+      for (size_t k = 1; k < s.size(); k++) s[k] = char(1 + ((x = x * 1103515245 + 12345) >> 16) % 255);
+      fns.push_back({s, kText + i, 1});
+    }
+    return fns;
+  };
+  // 32768 names of 512 bytes make 2^24; the one token code 0 can be (NUL is in no name) saves
+  // a few hundred bytes, so 8 names either side.
+  size_t full = (size_t(1) << 24) / SFU_SYMBOL_NAME_MAX;
+  std::vector<size_t> sizes(full + 8, SFU_SYMBOL_NAME_MAX);
+  std::vector<uint8_t> bytes;
+  sfu::tools::SymbolTableStats s;
+  std::string error;
+  EXPECT_FALSE(sfu::tools::encode_symbols(names(sizes), {false, kText}, bytes, s, error));
+  EXPECT_NE(error.find("16 MiB"), std::string::npos) << error;
+  sizes.resize(full - 8);
+  auto fns = names(sizes);
+  ASSERT_TRUE(sfu::tools::encode_symbols(fns, {false, kText}, bytes, s, error)) << error;
+  EXPECT_GT(s.name_bytes, (size_t(1) << 24) - 8 * SFU_SYMBOL_NAME_MAX - 1024);
+  sfu_symbols view = read_back(bytes, kText);
+  sfu_symbol sym;
+  ASSERT_EQ(sfu_symbols_entry(&view, uint32_t(fns.size() - 1), &sym), SFU_OK);
+  EXPECT_EQ(sfu::tools::symbol_name(view, sym), fns.back().name);
 }
 
 TEST(SymbolsWriter, LongNamesAreStoredCut) {
@@ -493,7 +639,8 @@ TEST(SymbolsWriter, RefusesWhatTheFormatCannotHold) {
   EXPECT_NE(refusal({{"a", kText, 4}}, kText - 0x80000000ull).find("2 GiB"), std::string::npos);
   EXPECT_EQ(refusal({{"a", kText, 4}}, kText + 0x80000000ull), "accepted");
   EXPECT_EQ(refusal({{"a", kText, 4}}, kText - 0x7fffffffull), "accepted");
-  EXPECT_NE(refusal({{"a", kText, 1ull << 32}}).find("4 GiB"), std::string::npos);
+  EXPECT_NE(refusal({{"a", kText, 1ull << 28}}).find("256 MiB"), std::string::npos);
+  EXPECT_EQ(refusal({{"a", kText, (1ull << 28) - 1}}), "accepted");
   EXPECT_NE(refusal({{std::string("a\0b", 3), kText, 4}}).find("NUL"), std::string::npos);
   EXPECT_NE(refusal({{"", kText, 4}}).find("empty"), std::string::npos);
 }

@@ -3,7 +3,10 @@
 // that occurs most often in the names so far, which is then replaced everywhere. A token costs
 // its two bytes in the table, so pairing stops when the best pair occurs twice or less. Tokens
 // are built from earlier (lower) codes only, and never nest deeper than SFU_SYMBOL_TOKEN_DEPTH,
-// which is what the reader checks.
+// which is what the reader checks. Before pairing, each name borrows the longest prefix it
+// shares with one of the 15 names before it (through at most SFU_SYMBOL_PREFIX_DEPTH borrowings),
+// and only the rest is stored: a prefix costs nothing, its length and source sit in the entry's
+// spare bits.
 #include "tools/symbols/encode.h"
 
 #include <algorithm>
@@ -86,6 +89,30 @@ Tokens make_tokens(std::vector<Codes> &names) {
 
 using Writer = ByteWriter;
 
+struct Borrow {
+  uint32_t back = 0, prefix = 0;
+};
+
+// For each name, the earlier name (1 to 15 back) it shares the longest prefix with, among those
+// borrowing through fewer than kPrefixDepth names; the nearest of equals. At most 255 characters,
+// and never the whole name: its own codes must not be empty.
+std::vector<Borrow> borrows(const std::vector<Codes> &names) {
+  std::vector<Borrow> out(names.size());
+  std::vector<uint32_t> depth(names.size(), 0);
+  for (size_t i = 0; i < names.size(); i++) {
+    const Codes &n = names[i];
+    for (uint32_t back = 1; back <= fmt::entry::kMaxBack && back <= i; back++) {
+      if (depth[i - back] >= fmt::kPrefixDepth) continue;
+      const Codes &a = names[i - back];
+      size_t most = std::min({a.size(), n.size() - 1, size_t(fmt::entry::kMaxPrefix)}), p = 0;
+      while (p < most && a[p] == n[p]) p++;
+      if (p > out[i].prefix) out[i] = {back, uint32_t(p)};
+    }
+    if (out[i].back) depth[i] = depth[i - out[i].back] + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 bool encode_symbols(const std::vector<SymbolFunction> &functions, const SymbolEncodeOptions &options,
@@ -100,12 +127,14 @@ bool encode_symbols(const std::vector<SymbolFunction> &functions, const SymbolEn
     if (i > 0 && functions[i - 1].start + functions[i - 1].size > f.start) return (error = "functions overlap" + at(), false);
     int64_t rel = int64_t(f.start - options.section_addr);
     if (rel != int64_t(int32_t(rel))) return (error = "a function more than 2 GiB from the section" + at(), false);
-    if (f.size > UINT32_MAX) return (error = "a function of 4 GiB or more" + at(), false);
+    if (f.size > fmt::entry::kSizeMask) return (error = "a function of 256 MiB or more" + at(), false);
     size_t keep = std::min<size_t>(f.name.size(), fmt::kNameMax);
     stats.truncated += keep < f.name.size();
     stats.raw_name_bytes += keep;
     names.emplace_back(f.name.begin(), f.name.begin() + keep);
   }
+  std::vector<Borrow> borrowed = borrows(names);
+  for (size_t i = 0; i < names.size(); i++) names[i].erase(names[i].begin(), names[i].begin() + borrowed[i].prefix);
   Tokens t = make_tokens(names);
 
   out.clear();
@@ -116,15 +145,18 @@ bool encode_symbols(const std::vector<SymbolFunction> &functions, const SymbolEn
   w.put(0, 2);  // reserved
   w.put(functions.size(), 4);
   size_t names_size = 0;
-  for (const Codes &s : names) names_size += s.size();
+  for (size_t i = 0; i + 1 < names.size(); i++) names_size += names[i].size();
+  // Every name but the last must start within the 24 bits of its entry's offset.
+  if (names_size > fmt::entry::kOffsetMask) return (error = "encoded names of 16 MiB or more", false);
+  if (!names.empty()) names_size += names.back().size();
   w.put(names_size, 4);
   out.insert(out.end(), t.map.begin(), t.map.end());
   for (const auto &p : t.pairs) out.insert(out.end(), p.begin(), p.end());
   size_t name_at = 0;
   for (size_t i = 0; i < functions.size(); i++) {
     w.put(uint32_t(int32_t(int64_t(functions[i].start - options.section_addr))), 4);
-    w.put(functions[i].size, 4);
-    w.put(name_at, 4);
+    w.put(functions[i].size | uint64_t(borrowed[i].back) << fmt::entry::kSizeBits, 4);
+    w.put(name_at | uint64_t(borrowed[i].prefix) << fmt::entry::kOffsetBits, 4);
     name_at += names[i].size();
   }
   for (const Codes &s : names) out.insert(out.end(), s.begin(), s.end());

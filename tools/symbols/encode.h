@@ -29,7 +29,8 @@ struct SymbolTableStats {
 
 // Encodes functions, sorted by start, none overlapping the next, none empty-named, into `out`.
 // Refuses (false, `error` says why) a function more than 2 GiB from section_addr or larger than
-// 4 GiB, unsorted or overlapping input, a name holding a NUL, and a table of 2 GiB or more.
+// 256 MiB (the entry keeps 28 bits of size), unsorted or overlapping input, a name holding a
+// NUL, encoded names of 16 MiB or more (24 bits of offset), and a table of 2 GiB or more.
 bool encode_symbols(const std::vector<SymbolFunction> &functions, const SymbolEncodeOptions &options,
                     std::vector<uint8_t> &out, SymbolTableStats &stats, std::string &error);
 
