@@ -426,7 +426,7 @@ int links_report(const std::string &dir, const std::vector<std::string> &archs, 
     md << "\n";
   }
   md << "\nThe walk-only link in the form `make bench` prints it, code + read-only data against "
-        "issue 24's target of 8 KB (8192 bytes), and the stack of its sfu_print_backtrace (the deepest "
+        "issue 24's target of 8 KB, and the stack of its sfu_print_backtrace (the deepest "
         "sum of gcc's frame sizes over the walk-only build's call graph; the sink's putc and the "
         "kernel's sfu_hook_read_nofault are calls through pointers or outside the core, not counted):\n\n"
      << "| arch | code | rodata | code + rodata | backtrace stack |\n| --- | ---: | ---: | ---: | ---: |\n";
