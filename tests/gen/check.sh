@@ -7,6 +7,7 @@
 # For every gas-built image: `sfu verify` of gas's table, and `sfu diff` of gas's table against
 # the one `sfu gen` builds from the same image, must find exactly the known gas 2.40 faults.
 # And gen's function names (.sfu_symbols) with `sfu symbols`: where they go, sizes, refusals.
+# And raw binaries: what `sfu verify --raw` finds in objcopy -O binary's cuts (raw_image.sh).
 # Ends "gen: N passed, M failed".
 set -uo pipefail
 sfu=$1
@@ -291,7 +292,7 @@ check_symbols() {
   head -c 65536 /dev/zero >"$r/64k.bin"
   head -c 16 /dev/zero >"$r/16.bin"
   objcopy --add-section .sfu_symbols="$r/64k.bin" --set-section-flags .sfu_symbols=alloc,readonly "$img" \
-    "$r/reserved.elf" 2>/dev/null  # (warns that no segment loads it: gen does not care)
+    "$r/reserved.elf" 2>/dev/null  # (no segment loads it: objcopy and gen warn, gen writes it all the same)
   objcopy --add-section .sfu_symbols="$r/16.bin" --set-section-flags .sfu_symbols=alloc,readonly "$img" \
     "$r/small.elf" 2>/dev/null
   expect_refusal "symbols: an unfilled reservation has no table" 1 "invalid symbol table: no-symbol-table" \
@@ -299,7 +300,7 @@ check_symbols() {
   line=$("$sfu" gen "$r/reserved.elf" -o "$r/in-place.elf" 2>&1)
   [[ $line == *"; symbols: "*"(written into .sfu_symbols)" ]] && "$sfu" symbols "$r/in-place.elf" >/dev/null &&
     pass "symbols: on by default where reserved" || fail "symbols: on by default where reserved" "$line"
-  line=$("$sfu" gen "$r/reserved.elf" -o "$r/skipped.elf" --no-symbols 2>&1)
+  line=$("$sfu" gen "$r/reserved.elf" -o "$r/skipped.elf" --no-symbols 2>/dev/null)
   [[ $line != *symbols* ]] && pass "symbols: --no-symbols skips them" || fail "symbols: --no-symbols skips them" "$line"
   expect_refusal "symbols: reservation too small" 1 "section .sfu_symbols holds 16 bytes, the table needs" \
     "$sfu" gen "$r/small.elf" -o "$r/x.elf"
@@ -380,6 +381,11 @@ PY
   done
 }
 check_crash_area
+
+# Raw binaries (objcopy -O binary with and without -j lists): sfu verify --raw, tests/gen/raw_image.sh.
+# shellcheck source=tests/gen/raw_image.sh
+. "$here/raw_image.sh"
+check_raw_images
 
 # Hostile CFI (tests/gen/hostile_cfi.py): valid records crafted to cost memory and time out of
 # proportion to their size, 4 MB of .eh_frame each. Each is read within the reader's budgets or

@@ -5,6 +5,7 @@
 #include "tools/commands/commands.h"
 #include "sfu/symbols.h"
 #include "tools/dwarf/image_cfi.h"
+#include "tools/elf/raw_image.h"
 #include "tools/sframe/encode.h"
 #include "tools/sframe/gen.h"
 #include "tools/symbols/select.h"
@@ -103,6 +104,11 @@ int run_gen(const Command &self, const Args &args) {
     fprintf(stderr, "sfu gen: %s: warning: .sfu_crash lies in the file contents of loadable segment %d: every "
             "load of the image writes them over the area, so a crash record there does not survive a reset; "
             "place linker/sfunwind-crash.ld after every section with contents (after .bss)\n", in_path.c_str(), seg);
+  // Likewise a piece the device reads (table, names, build-id note) that no load puts in memory.
+  std::vector<ElfSegment> segs;
+  if (std::string ignored; !print_size && !print_defsym && read_segments(image, segs, ignored))
+    for (const std::string &w : placement_problems(image, segs))
+      fprintf(stderr, "sfu gen: %s: warning: %s\n", in_path.c_str(), w.c_str());
 
   // Symbols: asked for, or on by default where the image reserves room for them.
   SymbolsPlan sym;

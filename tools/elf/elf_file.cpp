@@ -232,6 +232,7 @@ bool read_segments(const ElfImage &image, std::vector<ElfSegment> &out, std::str
     seg.type = r.u32(at);
     seg.offset = r.u64(at + 8);
     seg.vaddr = r.u64(at + 16);
+    seg.paddr = r.u64(at + 24);
     seg.filesz = r.u64(at + 32);
     seg.memsz = r.u64(at + 40);
     out.push_back(seg);

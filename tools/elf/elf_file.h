@@ -60,6 +60,7 @@ struct ElfImage {
 struct ElfSegment {
   uint32_t type = 0;  // PT_*
   uint64_t offset = 0, vaddr = 0, filesz = 0, memsz = 0;
+  uint64_t paddr = 0;  // p_paddr: where the bytes are loaded (objcopy -O binary lays sections out by it)
 };
 inline constexpr uint32_t kPtLoad = 1, kPtNote = 4;
 
