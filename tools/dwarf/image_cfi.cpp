@@ -33,6 +33,28 @@ bool in_code(const ElfImage &image, uint64_t start, uint64_t end) {
   return false;
 }
 
+// ld (2.40) leaves the .debug_frame FDE of a function it dropped (--gc-sections, /DISCARD/) at
+// address 0, with the function's length. In an image whose code starts at 0 they all claim the
+// function there: of the FDEs at 0, keep the one whose length is that function's size (from the
+// symbols), or the only one when no symbol is at 0; none when that does not single one out (the
+// function then has no rows rather than another's).
+void drop_discarded_at_zero(const ElfImage &image, std::vector<cfi::Fde> &fdes) {
+  const ImageFunction *at_zero = nullptr;
+  for (const ImageFunction &f : image.functions)
+    if (f.start == 0 && f.size > 0) at_zero = &f;
+  size_t candidates = 0, matching = 0;
+  for (const cfi::Fde &f : fdes)
+    if (f.start == 0 && f.end > 0) {
+      candidates++;
+      if (at_zero && f.end == at_zero->size) matching++;
+    }
+  if (candidates == 0) return;
+  bool keep_one = at_zero ? matching == 1 : candidates == 1;
+  std::erase_if(fdes, [&](const cfi::Fde &f) {
+    return f.start == 0 && !(keep_one && (!at_zero || f.end == at_zero->size));
+  });
+}
+
 }  // namespace
 
 bool read_image_cfi(const ElfImage &image, std::vector<cfi::Fde> &out, std::string &error, CfiCounts *counts) {
@@ -62,6 +84,7 @@ bool read_image_cfi(const ElfImage &image, std::vector<cfi::Fde> &out, std::stri
     // .debug_frame only adds functions .eh_frame does not describe (a build may emit both).
     // FDEs outside the image's code are of functions the linker dropped (ld leaves them at 0).
     n.read += fdes.size();
+    if (!in.eh_frame) drop_discarded_at_zero(image, fdes);
     out.reserve(out.size() + fdes.size());
     for (cfi::Fde &f : fdes) {
       if (f.start >= f.end || !in_code(image, f.start, f.end)) continue;
