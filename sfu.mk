@@ -29,6 +29,11 @@
 #                 table kept, room for the names) or sfunwind-reserve.ld (gen: room for both).
 #   SFU_LIB       the library, built for SFU_ARCH with its own table (link it after your objects).
 #   SFU_TOOL      the host tool `sfu`.
+#   SFU_GC_LINK   for images linked with --gc-sections: put it in front of the link command
+#                 ($(SFU_GC_LINK) $(LD) --gc-sections ... -o $@ ...), and INCLUDE sfunwind-discard.ld
+#                 first in the script's SECTIONS. On the gas path it links twice (scripts/gc-link.sh),
+#                 so that the table's KEEP keeps no dead function alive, and fails if the two links
+#                 disagree; on the gen path it is empty: ld's collection alone is right there.
 #   sfu_finish    $(call sfu_finish,ELF) after the link: `sfu gen` writes into ELF, in place, the
 #                 table (gen) and the function names (both paths). It fails with the size it
 #                 needs if a reservation is too small (--defsym=SFU_SFRAME_RESERVE=N or
@@ -74,6 +79,7 @@ SFU_LDFLAGS := -L$(SFU_DIR)/linker
 SFU_LDS := $(if $(filter gas,$(SFU_SFRAME)),sfunwind-gas.ld,sfunwind-reserve.ld)
 SFU_LIB := $(SFU_BUILD)/$(SFU_ARCH)/libsfu.a
 SFU_TOOL := $(SFU_BUILD)/tools/sfu
+SFU_GC_LINK := $(if $(filter gas,$(SFU_SFRAME)),bash $(SFU_DIR)/scripts/gc-link.sh --nm $(SFU_CROSS_COMPILE)nm --)
 
 # The sub-make gets every setting on its command line (they win over what the kernel's own
 # command line passes down), and no package installation.

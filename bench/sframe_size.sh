@@ -2,8 +2,9 @@
 # sfu gen and sfu verify on real code: googletest (Debian's /usr/src/googletest) and its first
 # sample, built with g++ -O2 -Wa,--gsframe, so the same image holds gas's SFrame V1 table and
 # the DWARF CFI that `sfu gen` reads.
-#   bench/sframe_size.sh SFU_BINARY WORKDIR OUT.md
-# Writes the size comparison to OUT.md (make bench puts it in bench/results.md) and checks, as the
+#   bench/sframe_size.sh SFU_BINARY WORKDIR OUT.md [LABEL=KERNEL.elf...]
+# Writes the size comparison to OUT.md, with googletest's and each KERNEL's tables per function
+# against .eh_frame + .eh_frame_hdr and against ORC (10 bytes a row), (make bench puts it in bench/results.md) and checks, as the
 # `gen-real` suite of make check does: gas's table and the V1/V2/V3 tables `sfu gen` builds pass
 # `sfu verify` with 0 mismatches, and gen's rows equal gas's wherever gas wrote some.
 # Ends "gen-real: N passed, M failed".
@@ -11,6 +12,8 @@ set -uo pipefail
 sfu=$1
 work=$2
 out_md=$3
+shift 3
+kernels=("$@")
 gtest=${GTEST_SRC:-/usr/src/googletest/googletest}
 mkdir -p "$work"
 
@@ -84,6 +87,32 @@ for v in 1 2 3; do
     fail "gen V$v covers all but the PLT" "only in gas's table, outside .plt: $(echo $outside_plt)"
 done
 
+# Per function, for googletest and each kernel: every version gen writes, from the image without
+# its .sframe (appended, so a reservation's size does not matter). ORC (Linux x86_64) spends 10
+# bytes a row: a 6-byte entry and a 4-byte address; rows here are the table's FREs.
+per_fn=()
+measure() {  # LABEL IMAGE
+  local label=$1 img=$2 e h stripped v line fns nrows left bytes
+  e=$(section_size "$img" .eh_frame)
+  h=$(section_size "$img" .eh_frame_hdr)
+  stripped=$work/$label-no-sframe.elf
+  local oc=objcopy versions="1 2 3"  # the binutils of the image's machine; s390x has no V1
+  case $(readelf -h "$img" | sed -n 's/^ *Machine: *//p') in
+    AArch64) oc=aarch64-linux-gnu-objcopy ;;
+    *S/390*) oc=s390x-linux-gnu-objcopy versions="2 3" ;;
+  esac
+  "$oc" -R .sframe -R .sfu_symbols "$img" "$stripped" || { fail "strip $label" "$oc failed"; return; }
+  for v in $versions; do
+    line=$("$sfu" gen "$stripped" -o "$work/$label-v$v.elf" --sframe-version $v 2>&1) || { fail "gen V$v of $label" "$line"; continue; }
+    read -r fns nrows left bytes < <(echo "$line" | sed -n 's/^gen: \([0-9]*\) functions, \([0-9]*\) rows, \([0-9]*\) left out, \([0-9]*\) bytes.*/\1 \2 \3 \4/p')
+    per_fn+=("$(awk -v l="$label" -v v="$v" -v f="$fns" -v r="$nrows" -v o="$left" -v b="$bytes" -v eh="$((e + h))" -v hdr="$h" 'BEGIN {
+      printf "| %s | V%d | %d | %d | %d | %d | %.1f | %.1f%s | %.2f | %.1f | %.2f |", l, v, f, o, r, b, b / f, eh / (f + o), (hdr == 0 ? " (no hdr)" : ""), b / eh, 10 * r / f, b / (10 * r) }')")
+    echo "bench: sframe $label V$v: $fns functions, $nrows rows, $bytes bytes, $(awk -v b="$bytes" -v f="$fns" 'BEGIN { printf "%.1f", b / f }') bytes/function, $(awk -v b="$bytes" -v eh="$((e + h))" 'BEGIN { printf "%.2f", b / eh }') of .eh_frame+hdr, $(awk -v b="$bytes" -v r="$nrows" 'BEGIN { printf "%.2f", b / (10 * r) }') of ORC"
+  done
+}
+measure googletest "$image"
+for spec in "${kernels[@]}"; do measure "${spec%%=*}" "${spec#*=}"; done
+
 {
   echo "## SFrame table size on real code (sfu gen)"
   echo
@@ -100,5 +129,13 @@ done
   done
   echo
   echo "Gas's table also has the PLT (PCMASK functions, which have no CFI); \`sfu gen\` covers the functions gas skips (the outermost frame, code gas cannot describe)."
+  echo
+  echo "### Bytes per function, against .eh_frame and ORC"
+  echo
+  echo "Each version \`sfu gen\` writes from the image's .eh_frame (its .sframe removed first), for googletest and the gen-v2 QEMU kernels (\`[_stext, _etext)\`, C and the core's C++). ORC, Linux's x86_64 unwind table, spends 10 bytes a row (a 6-byte entry and a 4-byte address); its rows are counted here as the table's rows (FREs), so it is a floor for ORC, which also needs a row at every function end. The kernels link no .eh_frame_hdr (a lookup table of 8 bytes a function)."
+  echo
+  echo "| image | table | functions | left out | rows | bytes | bytes/function | .eh_frame + hdr per function with CFI | vs .eh_frame + hdr | ORC bytes/function | vs ORC |"
+  echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+  printf '%s\n' "${per_fn[@]}"
 } >"$out_md"
 finish

@@ -56,6 +56,7 @@ run_suite linker "$BUILD/tests/linked_image"
 run_suite embed bash tests/linker/embed.sh "$BUILD/tools/sfu" "$BUILD/check" \
   "$BUILD/tests/reserve_image_gcc" "$BUILD/tests/reserve_image_clang" --symbols-only "$BUILD/tests/symbols_image_gas"
 run_suite pie bash tests/linker/pie.sh "$BUILD"
+run_suite gc bash tests/linker/gc.sh "$BUILD"
 run_suite crash bash tests/crash/check.sh "$BUILD/tools/sfu" "$BUILD/tests/crash_program" "$BUILD/check/crash"
 run_suite moved bash tests/crash/moved.sh "$BUILD/tools/sfu" "$BUILD/tests/crash_program_pie" \
   "$BUILD/tests/crash_program" "$BUILD/oracles/breakpad/bin" "$BUILD/check/moved"

@@ -13,6 +13,9 @@
 #                 $(BUILD)/pie/<arch>/libsfu.a have only R_*_RELATIVE relocations, hook or none;
 #                 images without the fragments link through sfu.mk; linked_image.c -static-pie runs
 #                 at a random address and names its frames (make pie-check runs it alone)
+#   gc            tests/linker/gc.sh: a kernel linked with --gc-sections keeps the functions it keeps
+#                 without sfunwind, gas path (scripts/gc-link.sh) on x86_64 and arm64, gen path on all
+#                 three, and its table covers exactly them (make gc-check runs it alone)
 #   crash         tests/crash/check.sh: `sfu crash` on a record a real program captured and printed
 #   moved         tests/crash/moved.sh: sfu crash, symbolize, minidump and stackwalk on the same program
 #                 run where Linux's loader put it (-pie), and on logs moved by made-up biases
@@ -198,6 +201,14 @@ PIE_CHECK_DEPS := $(BUILD)/pie/x86_64/libsfu.a $(BUILD)/pie/arm64/libsfu.a $(BUI
 .PHONY: pie-check
 pie-check: $(PIE_CHECK_DEPS)
 	bash tests/linker/pie.sh $(BUILD)
+
+# The gc suite alone: the tool and the library of each architecture.
+.PHONY: gc-check
+gc-check: tools
+	@$(MAKE) --no-print-directory ARCH=x86_64 lib
+	@$(MAKE) --no-print-directory ARCH=arm64 lib
+	@$(MAKE) --no-print-directory ARCH=s390x lib
+	bash tests/linker/gc.sh $(BUILD)
 
 # The breakpad suite's STACK CFI comparer: a symbol file's rules applied by the .sym reader's
 # evaluator against another file's, or against the image's SFrame or DWARF CFI rows.

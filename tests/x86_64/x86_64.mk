@@ -97,7 +97,8 @@ BENCH_SYMBOL_KERNELS := $(foreach a,$(BENCH_ARCHS),$(QEMU_DIR)/$(a)/gen-v2.elf)
 
 .PHONY: bench
 bench: $(BENCH_DIR)/bench_walk $(BENCH_DIR)/bench_tables bench-footprint tools $(BENCH_SYMBOL_KERNELS)
-	bash bench/sframe_size.sh $(TOOLS_DIR)/sfu $(BENCH_DIR)/sframe-size $(BENCH_DIR)/sframe-size.md
+	bash bench/sframe_size.sh $(TOOLS_DIR)/sfu $(BENCH_DIR)/sframe-size $(BENCH_DIR)/sframe-size.md \
+		$(foreach a,$(BENCH_ARCHS),$(a)=$(QEMU_DIR)/$(a)/gen-v2.elf)
 	bash bench/symbols_size.sh $(TOOLS_DIR)/sfu $(BENCH_DIR)/symbols $(BENCH_DIR)/symbols.md \
 		googletest=$(BENCH_DIR)/sframe-size/gtest_sample1.elf \
 		$(foreach a,$(BENCH_ARCHS),$(a)=$(QEMU_DIR)/$(a)/gen-v2.elf)
