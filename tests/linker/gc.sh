@@ -63,7 +63,8 @@ table_functions() {
   sed -n 's/^ *func idx \[[0-9]*\]: pc = 0x\([0-9a-f]*\), size = \([0-9]*\) bytes.*/\1 \2/p' |
     while read -r addr size; do printf '%x %d\n' $((16#$addr)) "$size"; done | LC_ALL=C sort
 }
-# script NAME SFU_LDS LOAD [drop|after|keep]: gc_kernel.ld made concrete.
+# script NAME SFU_LDS LOAD [HOW]: gc_kernel.ld made concrete; HOW drop (no sfunwind lines),
+# nodiscard (no sfunwind-discard.ld), after (it after .rodata) or keep (as it is).
 script() {
   local lines
   case ${4:-keep} in
