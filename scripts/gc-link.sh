@@ -18,7 +18,7 @@ usage() {
   echo "usage: $me [--nm NM] -- LINK-COMMAND..." >&2
   exit 2
 }
-nm=nm
+nm="nm"
 while [[ $# -gt 0 ]]; do
   case $1 in
     --nm) [[ $# -ge 2 ]] || usage; nm=$2; shift 2 ;;
