@@ -95,7 +95,7 @@ rest=${rest# }
 walk=PRINT,ERROR_NAMES
 {
   printf 'step\twalk-core\tcore\tnone\t%s\n' "register (sfu_register_image), capture (sfu_capture_here), the SFrame decoder and lookup, the step with trap frames and the frame-pointer / back-chain fallbacks, sfu_backtrace; no SFrame version accepted yet"
-  printf 'step\tprinting\tcore\t%s\t%s\n' $walk "sfu_print_backtrace (frame, module and stop lines, the formatters) and sfu_error_name for a refused registration"
+  printf 'step\tprinting\tcore\t%s\t%s\n' $walk "sfu_print_backtrace (frame, module and stop lines, the formatters) and a refused registration's error printed (sfu_print_error, or sfu_error_name where there is none)"
   printf 'step\tsframe-v2\tv2\t%s\t%s\n' $walk "CONFIG_SFU_SFRAME_V2"
   printf 'step\tsframe-v3\tv3\t%s\t%s\n' $walk "CONFIG_SFU_SFRAME_V3"
   printf 'step\tvalidation\twalk-only\t%s\t%s\n' $walk "CONFIG_SFU_VALIDATE_ON_REGISTER: now configs/walk-only.config"
@@ -111,6 +111,10 @@ walk=PRINT,ERROR_NAMES
   printf 'total\tdefault\tdefault\t%s,INDEX,CRASH_CAPTURE,CRASH_TAKE\t%s\n' $walk "the Kconfig defaults, every feature used"
 } >"$out/manifest"
 
+# The cheapest report of a refused registration the API offers (bench/footprint_probe.c).
+have=""
+grep -q 'sfu_print_error(' include/sfu/print.h && have=-DPROBE_HAVE_PRINT_ERROR
+
 for a in "${archs[@]}"; do
   cc=$(cross "$a")gcc
   mkdir -p "$out/$a"
@@ -120,7 +124,7 @@ for a in "${archs[@]}"; do
     obj=$out/$a/probe-${flags//,/-}.o
     # The probe is the kernel's code, not counted; built as kernel code is.
     $cc -std=c11 -O2 -ffreestanding -fno-pic -fno-pie -fno-stack-protector \
-      -fno-tree-loop-distribute-patterns -Iinclude $defs \
+      -fno-tree-loop-distribute-patterns -Iinclude $have $defs \
       -c bench/footprint_probe.c -o "$obj"
     $cc -nostdlib -static -no-pie -Wl,--gc-sections -Wl,-e,probe_start -Wl,-Map,"$out/$a/$name.map" \
       -o "$out/$a/$name.elf" "$obj" "$out/lib/$var/$a/libsfu.a"

@@ -4,7 +4,9 @@
  * register the image's table, capture the current registers and walk (sfu_backtrace), crossing
  * trap frames.
  *   PROBE_PRINT        sfu_print_backtrace from a trap handler's saved registers
- *   PROBE_ERROR_NAMES  a refused registration printed by name (sfu_error_name)
+ *   PROBE_ERROR_NAMES  a refused registration reported: sfu_print_error where the API has it
+ *                      (PROBE_HAVE_PRINT_ERROR, which needs no table without the names), else
+ *                      sfu_error_name
  *   PROBE_INDEX        index memory given at registration (block index build)
  *   PROBE_CRASH_CAPTURE  sfu_crash_capture_image on the panic path
  *   PROBE_CRASH_TAKE   sfu_crash_take_image and sfu_crash_print at boot */
@@ -93,7 +95,9 @@ void probe_start(void) {
 #else
   enum sfu_error err = sfu_register_image(&module, probe_text_start, probe_text_end);
 #endif
-#ifdef PROBE_ERROR_NAMES
+#if defined(PROBE_ERROR_NAMES) && defined(PROBE_HAVE_PRINT_ERROR)
+  if (err != SFU_OK) sfu_print_error(&sink, err);
+#elif defined(PROBE_ERROR_NAMES)
   if (err != SFU_OK) sink_word = (uint64_t)(uintptr_t)sfu_error_name(err);
 #else
   sink_word = err;
