@@ -5,8 +5,9 @@
 #   footprint_links.sh OUT_DIR ARCH...      (MAKE, KCFLAGS from the environment)
 #
 # Writes OUT_DIR/manifest (one line per link: kind, name, variant, probe flags or none, what it
-# adds; tab separated) and OUT_DIR/<arch>/<name>.map. The chain starts from configs/walk-only.config with
-# its SFrame versions and validation turned off, adds one feature per step up to
+# adds; tab separated) and OUT_DIR/<arch>/<name>.map. The chain starts from
+# configs/walk-only.config with its SFrame versions and validation turned off, adds one feature
+# per step up to
 # walk-only.config itself, then turns walk-only's other choices back to the Kconfig defaults one
 # at a time (a line of walk-only.config removed is an option at its default). Each step's delta
 # is against the step before it, so the lines add up. "total" lines are links checked against
