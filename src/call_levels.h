@@ -4,6 +4,16 @@
 // callee spills, and the compiler's own choice is smaller and faster.
 #pragma once
 
+#include "config.h"
+
+// A hot helper the walk inlines for speed; a call where the core is built for size
+// (CONFIG_SFU_OPTIMIZE_SIZE), as one copy serves every caller.
+#ifdef CONFIG_SFU_OPTIMIZE_SIZE
+#define SFU_HOT_INLINE inline
+#else
+#define SFU_HOT_INLINE [[gnu::always_inline]] inline
+#endif
+
 #if defined(__s390x__)
 // A helper that should be a call level of its own, so that it can be a frameless leaf and its
 // caller spills nothing across it.

@@ -98,6 +98,27 @@ inline constexpr bool kArm64Tbi =
     false;
 #endif
 
+inline constexpr bool kBlockIndex =
+#ifdef CONFIG_SFU_BLOCK_INDEX
+    true;
+#else
+    false;
+#endif
+inline constexpr bool kNames =
+#ifdef CONFIG_SFU_NAMES
+    true;
+#else
+    false;
+#endif
+
+// CONFIG_SFU_OPTIMIZE_SIZE: the core built for size, where a choice of code trades speed for bytes.
+inline constexpr bool kForSize =
+#ifdef CONFIG_SFU_OPTIMIZE_SIZE
+    true;
+#else
+    false;
+#endif
+
 // Bounds of one lookup: rows scanned in a function, functions scanned in an unsorted table.
 inline constexpr uint32_t kMaxFunctionRows = CONFIG_SFU_MAX_FUNCTION_ROWS;
 inline constexpr uint32_t kMaxUnsortedFdes = CONFIG_SFU_MAX_UNSORTED_FDES;

@@ -71,6 +71,7 @@ $(BUILD)/tests/unit_tests: $(UNIT_OBJS) $(SAN_OBJS)
 
 include tests/gen/corpus.mk
 include tests/qemu/qemu.mk
+include bench/walk_only.mk
 
 # The fuzzer: core, support and target compiled by clang with libFuzzer, ASan and UBSan.
 FUZZ_DIR := $(BUILD)/fuzz

@@ -56,7 +56,8 @@
  * of its own in the log (a forged "stop:" line, or a forged "sfu-crash-end" inside a printed crash
  * record) nor send control codes to the console; every line ends at the '\n' printed after it.
  *
- * Stop line: "stop: " + sfu_stop_name(reason) + " (reliable)" or " (unreliable)". A trace is
+ * Stop line: "stop: " + sfu_stop_name(reason) + " (reliable)" or " (unreliable)" (without the
+ * names, CONFIG_SFU_NAMES=n, the code sfu_stop_name returns, "S1", printed from the number). A trace is
  * reliable only when it reached the end of the stack (SFU_STOP_END) with at least one frame and
  * no frame marked unreliable: docs/errors.md, "How a walk ends reliably", lists each way, all
  * decided at the top of a declared stack or by an outermost row. A walk cut short by the frame
@@ -94,6 +95,11 @@ void sfu_print_dec(const struct sfu_sink *sink, int64_t value);
 
 /* Unsigned decimal, 0 to 18446744073709551615. */
 void sfu_print_udec(const struct sfu_sink *sink, uint64_t value);
+
+/* What sfu_error_name returns for err: its name, or, in a core built without the names
+ * (CONFIG_SFU_NAMES=n), its code ("E5"; "E?" past the list), printed from the number: a kernel
+ * that reports errors this way links no table of names or codes. */
+void sfu_print_error(const struct sfu_sink *sink, enum sfu_error err);
 
 /* One frame's line (format above), ending in '\n'; its index is frame->index (which saturates at
  * 255: sfu_print_backtrace counts frames itself). Prints nothing for a NULL frame. */

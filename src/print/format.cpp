@@ -1,5 +1,7 @@
 // The formatter: strings, hex and decimal numbers, one character at a time through the sink.
 // No buffers beyond a few digits on the stack, no library calls, no division but by 10.
+#include "config.h"
+#include "print/module_line.h"
 #include "sfu/print.h"
 
 namespace {
@@ -54,4 +56,20 @@ extern "C" void sfu_print_dec(const struct sfu_sink *sink, int64_t value) {
 extern "C" void sfu_print_udec(const struct sfu_sink *sink, uint64_t value) {
   if (!usable(sink)) return;
   udec(sink, value);
+}
+
+void sfu::print::print_code(const sfu_sink *sink, char letter, unsigned value, unsigned count) {
+  if (!usable(sink)) return;
+  put(sink, letter);
+  if (value < count)
+    udec(sink, value);
+  else
+    put(sink, '?');
+}
+
+extern "C" void sfu_print_error(const struct sfu_sink *sink, enum sfu_error err) {
+  if constexpr (sfu::config::kNames)
+    sfu_print_str(sink, sfu_error_name(err));
+  else  // sfu_error_name's code, without its table
+    sfu::print::print_code(sink, 'E', unsigned(err), SFU_ERROR_COUNT);
 }

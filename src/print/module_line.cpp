@@ -32,12 +32,16 @@ void print_clean(const sfu_sink *sink, const char *s, uint32_t max) {
   for (uint32_t i = 0; i < max && s[i] != '\0'; i++) put_char(sink, clean(s[i]));
 }
 
+void print_module_name(const sfu_sink *sink, const char *name, uint32_t max) {
+  print_clean(sink, name && name[0] ? name : "(unnamed)", max);
+}
+
 void module_line(const sfu_sink *sink, uint64_t index, const char *name, uint32_t name_max, uint64_t text_start,
                  uint64_t text_end, const uint8_t *build_id, uint32_t build_id_size) {
   sfu_print_str(sink, "module ");
   sfu_print_udec(sink, index);
   sfu_print_str(sink, " ");
-  print_clean(sink, name && name[0] ? name : "(unnamed)", name_max);
+  print_module_name(sink, name, name_max);
   sfu_print_str(sink, " ");
   sfu_print_hex(sink, text_start, 16);
   sfu_print_str(sink, "-");

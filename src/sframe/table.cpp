@@ -128,15 +128,15 @@ sfu_error check_chain(const sfu_table &t, const Fde &f, uint32_t &end) {
 
 sfu_error validate(const sfu_table &t) {
   uint64_t fres_seen = 0, bytes_seen = 0;
-  Fde prev{};
+  uint64_t prev_start = 0, prev_end = 0;  // the function before, for the sorted checks
   for (uint32_t i = 0; i < t.num_fdes; i++) {
     Fde f;
     if (sfu_error e = read_fde(t, i, f)) return e;
     if (sfu_error e = check_fde(t, f)) return e;
     if (f.num_fres > config::kMaxFunctionRows) return SFU_E_TOO_MANY_ROWS;
     if ((t.flags & SFU_F_FDE_SORTED) && i > 0) {
-      if (f.start <= prev.start) return SFU_E_FDES_NOT_SORTED;
-      if (prev.start + prev.size > f.start) return SFU_E_FUNCTIONS_OVERLAP;
+      if (f.start <= prev_start) return SFU_E_FDES_NOT_SORTED;
+      if (prev_end > f.start) return SFU_E_FUNCTIONS_OVERLAP;
     }
     uint32_t end;
     if (sfu_error e = check_chain(t, f, end)) return e;
@@ -145,7 +145,8 @@ sfu_error validate(const sfu_table &t) {
     // Chains that share bytes would make this walk re-read them: stop as soon as the rows
     // claim more than the sub-section holds, which also keeps validation linear.
     if (bytes_seen > t.fre_len) return SFU_E_FRE_LENGTH_MISMATCH;
-    prev = f;
+    prev_start = f.start;
+    prev_end = f.start + f.size;
   }
   if (fres_seen != t.num_fres) return SFU_E_FRE_COUNT_MISMATCH;
   if (bytes_seen != t.fre_len) return SFU_E_FRE_LENGTH_MISMATCH;

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "config.h"
 #include "sframe/bytes.h"
 #include "sfu/unwind.h"
 
@@ -53,7 +54,9 @@ bool read_word(const sfu_walk_config &c, uint64_t addr, bool big_endian, uint64_
 // everywhere costs 2 KB of code.)
 inline bool read_word_inline(const sfu_walk_config &c, const sfu_stack &on, uint64_t addr, bool big_endian,
                              uint64_t &out, int hint) {
-  if (sfu_hook_read_nofault || addr % 8 != 0 || !holds(on, addr, 8)) return read_word(c, addr, big_endian, out, hint);
+  // Built for size, one copy of the read: read_word's.
+  if (config::kForSize || sfu_hook_read_nofault || addr % 8 != 0 || !holds(on, addr, 8))
+    return read_word(c, addr, big_endian, out, hint);
   out = load_stack_word(addr, big_endian);
   return true;
 }

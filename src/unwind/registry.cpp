@@ -73,7 +73,12 @@ void attach_extras(sfu_module &m, const sfu_module_desc *d) {
     note = d->build_id_note;
     note_size = d->build_id_note_size;
   }
-  m.symbols_error = sfu_symbols_init(&m.symbols, &sd);
+  if constexpr (sfu::config::kSymbols) {
+    m.symbols_error = sfu_symbols_init(&m.symbols, &sd);
+  } else {  // the stub's answer, without linking the stub
+    m.symbols.ready = 0;
+    m.symbols_error = !sd.section || sd.size == 0 ? SFU_E_NO_SYMBOLS : SFU_E_SYMBOLS_DISABLED;
+  }
   m.build_id_error = sfu_build_id_from_note(note, note_size, m.table.big_endian, &m.build_id, &m.build_id_size);
 }
 
@@ -87,7 +92,8 @@ sfu_error register_module(sfu_module *module, const sfu_table_desc *table, const
   for (unsigned i = 0; i < kSlots; i++)
     if (load(i) == module) return SFU_E_TEXT_OVERLAP;
   if (sfu_error e = sfu_table_init(&module->table, table)) return e;
-  if (extras && extras->index)
+  // Without CONFIG_SFU_BLOCK_INDEX the memory is ignored and the builder is not linked.
+  if (sfu::config::kBlockIndex && extras && extras->index)
     if (sfu_error e = sfu_table_index(&module->table, extras->index, extras->index_size)) return e;
   module->name = name;
   int slot = claim(module->table.text_start, module->table.text_end);
@@ -97,7 +103,9 @@ sfu_error register_module(sfu_module *module, const sfu_table_desc *table, const
     return SFU_E_TEXT_OVERLAP;
   }
   attach_extras(*module, extras);
-  __atomic_store_n(&module->serial, sfu::unwind::next_registration_serial(), __ATOMIC_RELAXED);
+  // Without the row cache the number keys nothing: 1 says registered, without the counter.
+  __atomic_store_n(&module->serial, sfu::config::kRowCacheEntries ? sfu::unwind::next_registration_serial() : 1,
+                   __ATOMIC_RELAXED);
   __atomic_store_n(&g_slots[slot], module, __ATOMIC_RELEASE);
   return SFU_OK;
 }

@@ -153,7 +153,7 @@ inline const sfu_stack &walk_stack(const sfu_cursor &c) { return c.config->stack
 // asked first: the outermost CFA at its top stays on it where an earlier-declared stack begins.
 // Inline: every step checks a CFA (a call per step cost 8% of a cached step's instructions).
 template <class Arch>
-[[gnu::always_inline]] inline sfu_stop check_cfa(const sfu_cursor &c, uint64_t cfa, int &stack) {
+SFU_HOT_INLINE sfu_stop check_cfa(const sfu_cursor &c, uint64_t cfa, int &stack) {
   uint64_t caller_sp = cfa + uint64_t(Arch::kSpFromCfa);
   stack = holds(walk_stack(c), caller_sp, 0) ? c.stack_index : stack_holding(*c.config, caller_sp, 0);
   if (stack < 0) return SFU_STOP_CFA_OUTSIDE_STACK;
@@ -191,7 +191,8 @@ sfu_stop from_plain_row(const Walk<Arch> &w, const sfu_row &row, Caller &out, in
 
 template <class Arch>
 sfu_stop from_row(const Walk<Arch> &w, const sfu_row &row, Caller &out, int &stack) {
-  if (plain_row<Arch>(w.c.fp_known, row)) return from_plain_row(w, row, out, stack);
+  // Built for size, the general path takes plain rows too: the same reads, checks and stops.
+  if (!config::kForSize && plain_row<Arch>(w.c.fp_known, row)) return from_plain_row(w, row, out, stack);
   if (row.flags & SFU_ROW_OUTERMOST) return SFU_STOP_END;
   if (sfu_stop s = eval_cfa(w, row.cfa, out.cfa)) return s;
   if (sfu_stop s = check_cfa<Arch>(w.c, out.cfa, stack)) return s;
@@ -275,7 +276,7 @@ const sfu_trap_entry *trap_for(const sfu_walk_config &c, uint64_t pc) {
 
 // Most callers are in the module of their callee: its range is checked inline, the registry
 // searched only when the PC leaves it.
-[[gnu::always_inline]] inline void enter_module(sfu_cursor &c, uint64_t lookup) {
+SFU_HOT_INLINE void enter_module(sfu_cursor &c, uint64_t lookup) {
   const sfu_module *m = c.module;
   if (!m || lookup < m->table.text_start || lookup >= m->table.text_end) enter_other_module(c, lookup);
 }
@@ -365,7 +366,10 @@ template <class Arch>
     row = Arch::kEntryRow;
   } else if (!cached_row(*m, lookup, row)) {
     prefetch_buckets<Arch>(c, *m);  // the table is read: the buckets of the frames ahead too
-    e = find_and_keep_row(*m, lookup, row);
+    // With no cache to fill and no index built at registration, the table is searched directly
+    // (it still narrows by an index a kernel built itself, which gives the same rows).
+    e = config::kRowCacheEntries || config::kBlockIndex ? find_and_keep_row(*m, lookup, row)
+                                                        : sfu_table_find(&m->table, lookup, &row);
   }
   if (e == SFU_E_NO_FUNCTION || e == SFU_E_NO_ROW) {
     if (sfu_stop s = fallback<Arch>(w, caller, stack)) return s;
@@ -540,7 +544,7 @@ template <class Arch>
 [[gnu::always_inline]] inline size_t advance_frames(sfu_cursor &c, uint64_t *pcs, size_t max) {
   size_t n = 0;
   while (n < max) {
-    if (c.frames > 0)
+    if (config::kRowCacheEntries && c.frames > 0)  // the runs read only the cache
       n = plain_run<Arch>(c, pcs, n, max);
     if (n >= max || !advance<Arch>(c)) break;
     if (pcs) pcs[n] = c.pc;
@@ -576,12 +580,18 @@ template <class Arch>
 using namespace sfu::unwind;
 
 extern "C" const char *sfu_stop_name(enum sfu_stop stop) {
-  static const char names[] =
+  const unsigned i = unsigned(stop) < unsigned(SFU_STOP_COUNT) ? unsigned(stop) : unsigned(SFU_STOP_COUNT);
+  if constexpr (!sfu::config::kNames) {
+    static constexpr sfu::Codes<SFU_STOP_COUNT> codes = sfu::make_codes<SFU_STOP_COUNT>('S');
+    return codes.code[i];
+  } else {
+    static const char names[] =
 #define SFU_STOP_NAME(name, text) text "\0"
-      SFU_STOPS(SFU_STOP_NAME)
+        SFU_STOPS(SFU_STOP_NAME)
 #undef SFU_STOP_NAME
-      "unknown-stop";
-  return sfu::nth_name(names, unsigned(stop) < unsigned(SFU_STOP_COUNT) ? unsigned(stop) : unsigned(SFU_STOP_COUNT));
+        "unknown-stop";
+    return sfu::nth_name(names, i);
+  }
 }
 
 extern "C" void sfu_walk_start(struct sfu_cursor *c, const struct sfu_regs *regs,

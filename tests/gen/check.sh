@@ -381,6 +381,10 @@ PY
   done
 }
 check_crash_area
+# Where the fragment puts the area: after .bss, or at --defsym=SFU_CRASH_AREA (crash_area.sh).
+# shellcheck source=tests/gen/crash_area.sh
+. "$here/crash_area.sh"
+check_crash_area_placement
 
 # Raw binaries (objcopy -O binary with and without -j lists): sfu verify --raw, tests/gen/raw_image.sh.
 # shellcheck source=tests/gen/raw_image.sh

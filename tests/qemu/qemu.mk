@@ -156,6 +156,19 @@ $(PIE_CONFIG_STAMP): Kconfig scripts/kconfig.py $(wildcard $(KCONFIG_CONFIG)) | 
 $(BUILD)/pie/%/libsfu.a: qemu-force $(PIE_CONFIG_STAMP)
 	@$(MAKE) --no-print-directory ARCH=$* BUILD=$(BUILD)/pie KCFLAGS=-fpie SFU_INSTALL_DEPS=no lib
 
+# The walk-only core (configs/walk-only.config: no names, no crash records, no index or row cache,
+# built for size), for each architecture's walk-only.elf, scenario 1 against it (run.py
+# --no-names): $(BUILD)/walk-only/<arch>/libsfu.a, its config header written here first, once.
+WALK_ONLY_CONFIG := configs/walk-only.config
+WALK_ONLY_CONFIG_STAMP := $(BUILD)/walk-only/config/sfu_autoconf.h.stamp
+$(WALK_ONLY_CONFIG_STAMP): Kconfig scripts/kconfig.py $(WALK_ONLY_CONFIG) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(PYTHON) scripts/kconfig.py header Kconfig $(WALK_ONLY_CONFIG) $(@:.stamp=)
+	@touch $@
+$(BUILD)/walk-only/%/libsfu.a: qemu-force $(WALK_ONLY_CONFIG_STAMP)
+	@$(MAKE) --no-print-directory ARCH=$* BUILD=$(BUILD)/walk-only KCONFIG_CONFIG=$(WALK_ONLY_CONFIG) \
+		SFU_INSTALL_DEPS=no lib
+
 QEMU_RUNS :=
 QEMU_KERNELS :=
 -include $(sort $(wildcard tests/qemu/*/kernel.mk))

@@ -244,6 +244,28 @@ def check_trace(t, names, calls, full=None):
     return check_symbols(t, full) if full is not None else None
 
 
+# A core built without the names (CONFIG_SFU_NAMES=n, configs/walk-only.config) prints a stop
+# reason as a code, S<n> (n its place in SFU_STOPS), which `sfu name` names, and no function names.
+def stop_of_code(sfu, code):
+    """The stop reason `sfu name` gives the code, or None when it is not a stop code."""
+    if not re.fullmatch(r'S\d+', code or ''):
+        return None
+    r = subprocess.run([sfu, 'name', code], capture_output=True, text=True)
+    return r.stdout.split()[1] if r.returncode == 0 and len(r.stdout.split()) == 2 else None
+
+
+def check_unnamed(t, sfu):
+    """A trace printed without names: its stop code named by `sfu name` (t.stop becomes the
+    name), and no frame naming its function. None, or why not."""
+    if t.stop is not None:
+        name = stop_of_code(sfu, t.stop)
+        if name is None:
+            return 'stop %s is not a stop code (sfu name)' % t.stop
+        t.stop = name
+    named = [i for i, (_, sym) in enumerate(t.symbols) if sym]
+    return 'frame #%d: the device printed a name, %s' % (named[0], t.symbols[named[0]][1]) if named else None
+
+
 def check_modules(t):
     """A trace sfu_print_backtrace printed has a module line before the first frame of each module,
     whose text range holds the frame's lookup address (what a host needs to name the frames of an
@@ -269,13 +291,14 @@ def trace_names(sfu, elf, traces, with_offset=False, bias=0):
                                        for t in traces for pc, src in t.frames}), with_offset, bias)
 
 
-def judge(lines, sfu, elf, timed_out=False, crash=None, log=None, keep=None, reloc=None):
+def judge(lines, sfu, elf, timed_out=False, crash=None, log=None, keep=None, reloc=None, unnamed=False):
     """Every check of one run's serial output. Returns (scenarios, counted, failures):
     {scenario: [checks, [why, ...]]}, the count lines that passed as (name, ok, total), and
     run-level failures as (what, why). crash: 'record' or 'torn' for a crash kernel's run, whose
     serial output is also in the file log (check_crash). reloc: a reloc kernel's run, a Reloc
     (its seed and where Breakpad's tools are): its frames are named at the bias the module lines
-    say, and check_reloc runs."""
+    say, and check_reloc runs. unnamed: the core has no names (check_unnamed), so the frames are
+    checked against the ELF's symbols alone."""
     traces, counts, done, errors = parse(lines)
     failures = [('boot', e) for e in errors]
     if done is None and not timed_out:
@@ -303,7 +326,8 @@ def judge(lines, sfu, elf, timed_out=False, crash=None, log=None, keep=None, rel
     for t in traces:
         s = scenarios.setdefault(t.name.split('/')[0], [0, []])
         s[0] += 1
-        why = check_trace(t, names, calls, full)
+        why = check_unnamed(t, sfu) if unnamed else None
+        why = why or check_trace(t, names, calls, None if unnamed else full)
         if why:
             s[1].append('%s: %s' % (t.name, why))
     for name, ok, total in counts:
@@ -1034,6 +1058,8 @@ def main():
     ap.add_argument('--reloc', action='store_true',
                     help='a reloc kernel\'s run (check_reloc): the seed goes where the command says {seed}')
     ap.add_argument('--breakpad', help='with --reloc: the directory of Breakpad\'s dump_syms and minidump_stackwalk')
+    ap.add_argument('--no-names', action='store_true',
+                    help='a core without names (CONFIG_SFU_NAMES=n): stop codes, no function names')
     ap.add_argument('qemu', nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.qemu[1:] if a.qemu and a.qemu[0] == '--' else a.qemu
@@ -1056,7 +1082,7 @@ def main():
     with open(a.log, 'w') as log:
         log.write(output)
     scenarios, counted, failures = judge(output.splitlines(), a.sfu, a.elf, killed is not None,
-                                         a.crash, a.log, a.keep, reloc)
+                                         a.crash, a.log, a.keep, reloc, a.no_names)
     if killed:
         failures.insert(0, ('boot', killed))
 

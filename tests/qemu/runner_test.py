@@ -475,6 +475,30 @@ def main():
     _, _, _, _, whys = verdict(lines)
     case('a device name in no module fails', whys and whys[0].startswith('frame #1: the device names'))
 
+    # A core without names (run.py --no-names, the walk-only kernels): stop codes, no function
+    # names, the frames named by the host alone.
+    def unnamed(lines):
+        scenarios, _, failures = run.judge(lines, sfu, elf, unnamed=True)
+        return [w for _, (_, whys) in sorted(scenarios.items()) for w in whys] + [w for _, w in failures]
+
+    bare = [None] * len(frames)
+    case('an unnamed trace with its stop code passes', unnamed(serial(exact, stop='S1 (reliable)', names=bare)) == [])
+    whys = unnamed(serial('chain_d chain_b chain_c chain_a main _start | end-of-stack', stop='S1 (reliable)', names=bare))
+    case('an unnamed trace is checked frame by frame', whys and whys[0].startswith('1-faults/x: frames '))
+    whys = unnamed(serial(exact, stop='S2 (unreliable)', names=bare))
+    case('another stop code fails', whys and whys[0].startswith('1-faults/x: stopped with bad-start'))
+    case('a stop name where a code is due fails',
+         unnamed(serial(exact, names=bare)) == ['1-faults/x: stop end-of-stack is not a stop code (sfu name)'])
+    case('a stop code past the list fails',
+         unnamed(serial(exact, stop='S14 (reliable)', names=bare)) == ['1-faults/x: stop S14 is not a stop code (sfu name)'])
+    whys = unnamed(serial(exact, stop='S1 (reliable)'))
+    case('a function name from an unnamed core fails', whys and whys[0].startswith('1-faults/x: frame #0: the device printed a name'))
+
+    named = subprocess.run([sfu, 'name', 'S1', 'E5'], capture_output=True, text=True)
+    case('sfu name names stop and error codes', named.returncode == 0 and
+         named.stdout == 'S1 end-of-stack\nE5 bad-magic\n')
+    case('sfu name refuses a code past its list', subprocess.run([sfu, 'name', 'S14'], capture_output=True).returncode == 1)
+
     # The run as a whole (run.judge, what run.py prints from).
     def run_failures(lines, timed_out=False):
         scenarios, counted, failures = run.judge(lines, sfu, elf, timed_out)

@@ -15,5 +15,6 @@ extern const Command kSymbolsCommand;    // symbols.cpp
 extern const Command kBreakpadCommand;   // breakpad.cpp
 extern const Command kMinidumpCommand;   // minidump.cpp
 extern const Command kStackwalkCommand;  // stackwalk.cpp
+extern const Command kNameCommand;       // name.cpp
 
 }  // namespace sfu::tools::cli

@@ -35,6 +35,8 @@ int verify_raw(const Command &self, const std::string &path, const ElfImage &ima
   for (const std::string &k : check.kept) kept += (kept.empty() ? "" : ", ") + k;
   printf("raw: %s starts at %s (%s); as in the ELF: %s\n", raw_path.c_str(), hex(check.base).c_str(),
          check.first.c_str(), kept.empty() ? "nothing" : kept.c_str());
+  for (const std::string &w : check.warnings)
+    fprintf(stderr, "sfu %s: %s: warning: %s\n", self.name, raw_path.c_str(), w.c_str());
   for (const std::string &p : check.problems)
     fprintf(stderr, "sfu %s: %s: %s\n", self.name, raw_path.c_str(), p.c_str());
   return check.problems.empty() ? kExitOk : kExitFailed;

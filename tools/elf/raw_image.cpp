@@ -184,12 +184,14 @@ bool check_raw_image(const ElfImage &image, const std::vector<ElfSegment> &segme
                            ") is " + hex(have[i]) + ", the ELF has " + hex(want[i]));
   }
 
-  // The crash area is RAM a reset must leave alone: loading the raw image writes all of its span.
+  // The crash area is RAM a reset must leave alone: loading the raw image writes all of its span,
+  // gaps included. Only a warning: firmware that moves itself captures in its copy, elsewhere.
   uint64_t area, area_size;
   if (crash_area(image, area, area_size) && area < out.base + raw.size() && out.base < area + area_size)
-    out.problems.push_back("the crash area (" + range(area, area + area_size) + ") lies inside the raw image's span (" +
+    out.warnings.push_back("the crash area (" + range(area, area + area_size) + ") lies inside the raw image's span (" +
                            range(out.base, out.base + raw.size()) +
-                           "): every load of the image writes over it, so no crash record survives a reset");
+                           "): every load of the image writes over it, so a record captured there does not "
+                           "survive a reset (unless the image captures only in a copy it moved elsewhere)");
   return true;
 }
 

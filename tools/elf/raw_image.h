@@ -50,10 +50,12 @@ struct RawCheck {
   std::string first;            // the section found there
   std::vector<std::string> kept;      // "SECTION 0xSIZE bytes at 0xOFFSET", per piece found intact
   std::vector<std::string> problems;  // one sentence per piece missing or different
+  std::vector<std::string> warnings;  // the crash area inside the image's span
 };
 
 // Checks `raw` (the bytes of `objcopy -O binary [-j ...]` of `image`) holds every runtime piece
-// as the ELF has it, and does not cover the crash area. The raw image's start is the lowest-LMA
+// as the ELF has it; a warning if it covers the crash area (harmless only to an image that
+// captures from a copy it moved elsewhere, which the ELF does not say). The raw image's start is the lowest-LMA
 // allocated section whose bytes begin it (a -j list may leave out the image's first sections).
 // False with `error` when no such section begins it (not a raw image of this ELF).
 bool check_raw_image(const ElfImage &image, const std::vector<ElfSegment> &segments, const std::vector<uint8_t> &raw,

@@ -130,6 +130,12 @@ $(eval $(call arm64_kernel,reloc,$(ARM64_FLAGS_gen) -g $(call qemu_reloc_cflags,
 QEMU_KERNELS += $(ARM64_OUT)/reloc.elf
 QEMU_RUNS += $(call qemu_reloc_run,arm64,$(ARM64_OUT),$(ARM64_QEMU),$(ARM64_RELOC))
 
+# Scenario 1 against the walk-only core (qemu.mk), a V3 table: traces without names.
+ARM64_LIB_walk-only := $(BUILD)/walk-only/arm64/libsfu.a
+$(eval $(call arm64_kernel,walk-only,$(ARM64_FLAGS_gen) -DKERNEL_WALK_ONLY,gen,3,$(ARM64_SCENARIO_SRCS)))
+QEMU_KERNELS += $(ARM64_OUT)/walk-only.elf
+QEMU_RUNS += "arm64 walk-only|$(ARM64_OUT)/walk-only.elf|$(ARM64_QEMU)|--no-names"
+
 ARM64_VARIANTS := gas-v1 gen-v2 gen-v3 pac-gen-v2
 QEMU_KERNELS += $(foreach v,$(ARM64_VARIANTS),$(ARM64_OUT)/$(v).elf) $(ARM64_OUT)/demo.elf \
 	$(ARM64_OUT)/nofault-nofixup.elf

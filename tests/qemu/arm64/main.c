@@ -11,6 +11,9 @@ void kernel_main(void) {
   timer_init();
   int failed = pac_check();
   failed += scenario_faults();
+#ifdef KERNEL_WALK_ONLY /* walk-only.elf: scenario 1 against the walk-only core */
+  kernel_done(failed);
+#endif
   failed += scenario_nofault(); /* early: nofault-nofixup.elf (kernel.mk) ends here, and fast */
   failed += scenario_corrupt();
   failed += scenario_single_step();

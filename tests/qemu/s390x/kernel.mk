@@ -125,6 +125,13 @@ $(eval $(call s390x_kernel,reloc,2,crash.c reloc/start.S reloc/reset.c))
 QEMU_KERNELS += $(S390X_OUT)/reloc.elf
 QEMU_RUNS += $(call qemu_reloc_run,s390x,$(S390X_OUT),$(S390X_QEMU),$(S390X_RELOC),$(qemu_comma)data-be=true)
 
+# Scenario 1 against the walk-only core (qemu.mk), a V3 table (flexible rows): traces without names.
+S390X_VFLAGS_walk-only := -DKERNEL_WALK_ONLY
+S390X_LIB_walk-only := $(BUILD)/walk-only/s390x/libsfu.a
+$(eval $(call s390x_kernel,walk-only,3,main.c reentry.c))
+QEMU_KERNELS += $(S390X_OUT)/walk-only.elf
+QEMU_RUNS += "s390x walk-only|$(S390X_OUT)/walk-only.elf|$(S390X_QEMU)|--no-names"
+
 QEMU_KERNELS += $(S390X_OUT)/gen-v2.elf $(S390X_OUT)/gen-v3.elf $(S390X_OUT)/demo.elf
 QEMU_RUNS += "s390x gen-v2|$(S390X_OUT)/gen-v2.elf|$(S390X_QEMU)" \
 	"s390x gen-v3|$(S390X_OUT)/gen-v3.elf|$(S390X_QEMU)" \

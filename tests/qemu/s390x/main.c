@@ -13,6 +13,9 @@ void kernel_main(void) {
   kernel_done(scenario_reentry());
 #endif
   failed += scenario_faults();
+#ifdef KERNEL_WALK_ONLY /* walk-only.elf: scenario 1 against the walk-only core */
+  kernel_done(failed);
+#endif
   failed += scenario_sampling();
   failed += scenario_single_step();
   failed += scenario_irq_fault();

@@ -127,6 +127,13 @@ $(eval $(call x86_variant,reloc,gen,2,$(X86_RELOC_SRCS)))
 QEMU_KERNELS += $(X86_OUT)/reloc.elf
 QEMU_RUNS += $(call qemu_reloc_run,x86_64,$(X86_OUT),$(X86_QEMU),$(X86_RELOC))
 
+# Scenario 1 against the walk-only core (qemu.mk), a V2 table: traces without names.
+X86_VFLAGS_walk-only := -DKERNEL_WALK_ONLY
+X86_LIB_walk-only := $(BUILD)/walk-only/x86_64/libsfu.a
+$(eval $(call x86_variant,walk-only,gen,2,$(X86_ARCH_SRCS) $(X86_TEST_SRCS)))
+QEMU_KERNELS += $(X86_OUT)/walk-only.elf
+QEMU_RUNS += "x86_64 walk-only|$(X86_OUT)/walk-only.elf|$(X86_QEMU)|--no-names"
+
 X86_VARIANTS := gas-v1 gen-v2 gen-v3 demo
 QEMU_KERNELS += $(foreach v,$(X86_VARIANTS),$(X86_OUT)/$(v).elf)
 QEMU_RUNS += $(foreach v,$(X86_VARIANTS),"x86_64 $(v)|$(X86_OUT)/$(v).elf|$(X86_QEMU)")
