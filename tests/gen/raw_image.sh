@@ -30,6 +30,10 @@ EOF
   # nobits: a table of the script's own, pointed at by __sfu_sframe_start, made NOLOAD.
   printf '%s\nSECTIONS { . = 0x400000; %s :text %s INCLUDE sfunwind-reserve.ld %s %s :data %s INCLUDE sfunwind-crash.ld }\n' \
     "$phdrs" "$text" "$rodata" "$eh" "$data" "$bss" >"$r/plain.ld"
+  # zeropaddr: the tables in a segment of their own, every p_paddr then zeroed (as some linkers
+  # leave them): BFD takes no LMA from the program headers, the addresses are the LMAs.
+  printf 'PHDRS { text PT_LOAD FLAGS(5); tables PT_LOAD FLAGS(4); }\nSECTIONS { . = 0x400000; %s :text %s :tables INCLUDE sfunwind-reserve.ld %s %s %s }\n' \
+    "$text" "$rodata" "$eh" "$data" "$bss" >"$r/zeropaddr.ld"
   printf 'SECTIONS { . = 0x400000; %s %s .data 0x80000000 : AT(LOADADDR(.rodata) + SIZEOF(.rodata)) { *(.data .data.*) } INCLUDE sfunwind-reserve.ld %s %s }\n' \
     "$text" "$rodata" "$eh" "$bss" >"$r/lma.ld"
   printf '%s\nSECTIONS { . = 0x400000; %s :text %s %s :data %s INCLUDE sfunwind-crash.ld INCLUDE sfunwind-reserve.ld %s }\n' \
@@ -41,7 +45,7 @@ EOF
     "$text" "$rodata" "$eh" "$data" "$bss" >"$r/nobits.ld"
 
   local layout elf
-  for layout in plain lma none gap bare nobits; do
+  for layout in plain lma zeropaddr none gap bare nobits; do
     # Sized exactly, as the recipe does: link, ask, link again.
     # shellcheck disable=SC2054  # -Wl,... are single arguments
     local link=(gcc -O2 -ffreestanding -nostdlib -static -fno-pie -no-pie -fasynchronous-unwind-tables
@@ -211,6 +215,27 @@ $(past "$elf" .note.gnu.build-id "$t" "$r/tail.bin")"
       pass "raw: lma: the table's LMA is not its address" || fail "raw: lma: the table's LMA is not its address"
   else
     fail "raw: lma: sfu gen"
+  fi
+
+  # ---- zeropaddr: every p_paddr 0 -----------------------------------------------------------
+  elf=$r/zeropaddr-gen.elf
+  if "$sfu" gen "$r/zeropaddr.elf" -o "$elf" >/dev/null; then
+    python3 - "$elf" <<'PY'
+import struct, sys
+f = open(sys.argv[1], 'r+b')
+ident = f.read(64)
+phoff, = struct.unpack_from('<Q', ident, 32)
+phentsize, phnum = struct.unpack_from('<HH', ident, 54)
+for i in range(phnum):
+    f.seek(phoff + i * phentsize + 24)
+    f.write(bytes(8))
+PY
+    objcopy -O binary "$elf" "$r/zeropaddr.bin"
+    read -r t first <<<"$(first_of "$elf")"
+    raw_case "every p_paddr 0: addresses are the LMAs" "$elf" "$r/zeropaddr.bin" 0 \
+      "raw: $r/zeropaddr.bin starts at $(hexn "$t") ($first); as in the ELF: $(kept "$elf" "$t" "${pieces[@]}")" ""
+  else
+    fail "raw: zeropaddr: sfu gen"
   fi
 
   # ---- warnings from the ELF alone ------------------------------------------------------------

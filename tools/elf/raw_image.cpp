@@ -98,6 +98,8 @@ bool crash_area(const ElfImage &image, uint64_t &addr, uint64_t &size) {
 }
 
 uint64_t section_lma(const ElfSectionHeader &s, const std::vector<ElfSegment> &segments) {
+  // Some linkers leave every p_paddr 0; BFD then takes no LMA from the program headers.
+  if (std::all_of(segments.begin(), segments.end(), [](const ElfSegment &g) { return g.paddr == 0; })) return s.addr;
   const ElfSegment *g = loading_segment(s, segments);
   return g ? g->paddr + (s.offset - g->offset) : s.addr;
 }

@@ -7,7 +7,8 @@
 // objcopy -O binary writes every allocated section with contents (SHF_ALLOC, not NOBITS, not
 // empty) that it keeps, at byte LMA - base, base the lowest LMA of those sections, and fills the
 // gaps with zeros. A section's LMA is, as BFD reads an ELF, p_paddr + sh_offset - p_offset of the
-// PT_LOAD whose file contents and memory hold it, else its address.
+// PT_LOAD whose file contents and memory hold it, else its address (its address too when every
+// program header's p_paddr is 0, as some linkers leave them).
 #pragma once
 
 #include <cstdint>
