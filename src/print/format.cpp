@@ -1,5 +1,5 @@
 // The formatter: strings, hex and decimal numbers, one character at a time through the sink.
-// No buffers beyond a few digits on the stack, no library calls, no division but by 10.
+// No buffers beyond a few digits on the stack, no library calls, no division but by 10 or 16.
 #include "config.h"
 #include "print/module_line.h"
 #include "sfu/print.h"
@@ -14,15 +14,19 @@ void put(const sfu_sink *sink, char c) { (sink->putc)(sink->ctx, c); }
 constexpr unsigned kMaxHexDigits = 16;
 constexpr unsigned kMaxDecDigits = 20;  // 18446744073709551615
 
-void udec(const sfu_sink *sink, uint64_t value) {
-  char digits[kMaxDecDigits];
+// value's digits in base 10 or 16, at least min_digits of them (zero-padded): the one digit loop
+// of the decimal and hex printers.
+void digits(const sfu_sink *sink, uint64_t value, unsigned base, unsigned min_digits) {
+  char d[kMaxDecDigits];
   unsigned n = 0;
   do {
-    digits[n++] = char('0' + value % 10);
-    value /= 10;
-  } while (value != 0 && n < kMaxDecDigits);
-  while (n > 0) put(sink, digits[--n]);
+    d[n++] = "0123456789abcdef"[value % base];
+    value /= base;
+  } while ((value != 0 || n < min_digits) && n < kMaxDecDigits);
+  while (n > 0) put(sink, d[--n]);
 }
+
+void udec(const sfu_sink *sink, uint64_t value) { digits(sink, value, 10, 1); }
 
 }  // namespace
 
@@ -34,13 +38,9 @@ extern "C" void sfu_print_str(const struct sfu_sink *sink, const char *str) {
 
 extern "C" void sfu_print_hex(const struct sfu_sink *sink, uint64_t value, unsigned min_digits) {
   if (!usable(sink)) return;
-  unsigned digits = 1;
-  while (digits < kMaxHexDigits && (value >> (4 * digits)) != 0) digits++;
-  if (min_digits > kMaxHexDigits) min_digits = kMaxHexDigits;
-  if (digits < min_digits) digits = min_digits;
   put(sink, '0');
   put(sink, 'x');
-  for (unsigned i = digits; i-- > 0;) put(sink, "0123456789abcdef"[(value >> (4 * i)) & 0xf]);
+  digits(sink, value, 16, min_digits < kMaxHexDigits ? min_digits : kMaxHexDigits);
 }
 
 extern "C" void sfu_print_dec(const struct sfu_sink *sink, int64_t value) {
