@@ -131,4 +131,12 @@ inline constexpr uint32_t kRowCacheEntries = CONFIG_SFU_ROW_CACHE;
 static_assert((kRowCacheEntries & (kRowCacheEntries - 1)) == 0,
               "CONFIG_SFU_ROW_CACHE must be 0 or a power of two");
 
+// Whether the row cache counts its hits and misses (sfu_row_cache_counts).
+inline constexpr bool kRowCacheStats =
+#ifdef CONFIG_SFU_ROW_CACHE_STATS
+    CONFIG_SFU_ROW_CACHE != 0;
+#else
+    false;
+#endif
+
 }  // namespace sfu::config

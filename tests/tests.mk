@@ -3,6 +3,8 @@
 # Suites (each a line in tests/check.sh):
 #   unit          build/tests/unit_tests: GoogleTest, core built again with ASan + UBSan
 #   variant       build/tests/variant_tests: the core built with tests/variant/minimal.config
+#   cache-stats   build/tests/cache_stats_tests: the core built with the row cache's counters
+#                 (tests/cache_stats/stats.config); the hits and misses a walk adds, exactly
 #   target        build/tests/target_tests: the x86_64 library a kernel links (build/x86_64),
 #                 linked into a host test: a target build refuses other ABIs' tables and walks
 #   direct        build/tests/direct_tests: walks over real memory between inaccessible pages,
@@ -126,6 +128,20 @@ $(VARIANT_DIR)/obj/%.o: %.cpp $(CORE_HDRS) $(VARIANT_CONFIG_H) | $(DEPS_STAMP)
 $(BUILD)/tests/variant_tests: $(VARIANT_TEST_OBJS) $(VARIANT_OBJS)
 	$(HOST_CXX) $(SAN) -o $@ $^ -lgtest -lgtest_main -pthread
 
+# The core again with the row cache's counters (tests/cache_stats/stats.config): the counts exact.
+STATS_TEST_DIR := $(BUILD)/variant-stats
+STATS_CONFIG_H := $(STATS_TEST_DIR)/config/sfu_autoconf.h
+STATS_OBJS := $(patsubst %.cpp,$(STATS_TEST_DIR)/obj/%.o,$(CORE_SRCS)) $(patsubst %.S,$(HOST_DIR)/obj/%.o,$(HOST_ASM))
+STATS_TEST_OBJS := $(patsubst %.cpp,$(BUILD)/tests/obj/%.o,$(sort $(wildcard tests/cache_stats/*.cpp)) $(SUPPORT_SRCS))
+$(STATS_CONFIG_H): Kconfig scripts/kconfig.py tests/cache_stats/stats.config | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(PYTHON) scripts/kconfig.py header Kconfig tests/cache_stats/stats.config $@
+$(STATS_TEST_DIR)/obj/%.o: %.cpp $(CORE_HDRS) $(STATS_CONFIG_H) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(HOST_CXX) -I$(STATS_TEST_DIR)/config $(HOST_CORE_CXXFLAGS) $(SAN) -c $< -o $@
+$(BUILD)/tests/cache_stats_tests: $(STATS_TEST_OBJS) $(STATS_OBJS)
+	$(HOST_CXX) $(SAN) -o $@ $^ -lgtest -lgtest_main -pthread
+
 # The x86_64 core as a kernel links it (freestanding, the build's own ABI only), linked into a
 # host test: the host is x86_64, and the library needs nothing from a libc.
 TARGET_TEST_OBJS := $(patsubst %.cpp,$(BUILD)/tests/obj/%.o,$(sort $(wildcard tests/target/*.cpp)) $(SUPPORT_SRCS))
@@ -219,7 +235,8 @@ $(BUILD)/tests/sym_cfi_equal: tests/breakpad/sym_cfi_equal.cpp $(TOOLS_LIB_OBJS)
 	$(HOST_CXX) $(TOOLS_CXXFLAGS) -o $@ $< $(TOOLS_LIB_OBJS) $(HOST_DIR)/libsfu.a
 
 .PHONY: unit-tests fuzz-build
-unit-tests: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests $(BUILD)/tests/target_tests $(BUILD)/tests/direct_tests
+unit-tests: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests $(BUILD)/tests/target_tests $(BUILD)/tests/direct_tests \
+	$(BUILD)/tests/cache_stats_tests
 FUZZ_TARGETS := $(FUZZ_DIR)/fuzz_sframe $(FUZZ_DIR)/fuzz_walk $(FUZZ_DIR)/fuzz_walk_unvalidated
 fuzz-build: $(FUZZ_TARGETS)
 
@@ -229,6 +246,7 @@ fuzz: $(FUZZ_TARGETS)
 		$(FUZZ_DIR)/fuzz_walk_unvalidated $(FUZZ_SECONDS)
 
 check: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests $(BUILD)/tests/target_tests $(BUILD)/tests/direct_tests \
+		$(BUILD)/tests/cache_stats_tests \
 		$(BUILD)/tests/linked_image \
 		$(BUILD)/tests/reserve_image_gcc $(BUILD)/tests/reserve_image_clang $(BUILD)/tests/symbols_image_gas \
 		$(BUILD)/tests/crash_program $(BUILD)/tests/crash_program_pie $(PIE_CHECK_DEPS) \

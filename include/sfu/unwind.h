@@ -294,6 +294,12 @@ enum sfu_stop sfu_walk_stop(const struct sfu_cursor *cursor);
 size_t sfu_backtrace(const struct sfu_regs *regs, const struct sfu_walk_config *config,
                      uint64_t *pcs, size_t max, enum sfu_stop *why);
 
+/* The row cache's counts since boot, for sizing CONFIG_SFU_ROW_CACHE: steps whose row it served
+ * (*hits) and steps that searched the table for one (*misses), over every CPU. Returns 1 with
+ * CONFIG_SFU_ROW_CACHE_STATS, else 0 and both 0. Counts are relaxed atomic adds: a read while
+ * walks run may miss the latest. Either pointer may be NULL. */
+int sfu_row_cache_counts(uint64_t *hits, uint64_t *misses);
+
 #ifdef __cplusplus
 }
 #endif

@@ -16,6 +16,9 @@
 namespace sfu::unwind {
 
 RowCacheEntry g_row_cache[kRowCacheEntries ? kRowCacheEntries : 1];  // zeroed: every entry empty
+#ifdef CONFIG_SFU_ROW_CACHE_STATS
+uint64_t g_row_cache_hits, g_row_cache_misses;
+#endif
 
 namespace {
 
@@ -38,19 +41,16 @@ void remember_row(const sfu_module &m, uint64_t pc, const sfu_row &row) {
   if (kRowCacheEntries == 0 || serial == 0) return;
   RowCacheEntry *set = row_cache_set_of(pc);
   uint32_t s = row_cache_set(pc);
-  uint32_t way = 0;
-  if constexpr (kRowCacheWays == 2) {
-    // An empty way, or the one holding this PC for an older registration; else the way not
-    // filled last. Two CPUs choosing at once may pick the same way or fill both: either is a
-    // valid cache, only a less useful one.
-    way = 1u - __atomic_load_n(&g_last_filled[s], __ATOMIC_RELAXED);
-    for (uint32_t w = 0; w < 2; w++)
-      if (__atomic_load_n(&set[w].serial, __ATOMIC_RELAXED) == 0 || __atomic_load_n(&set[w].pc, __ATOMIC_RELAXED) == pc) {
-        way = w;
-        break;
-      }
-    __atomic_store_n(&g_last_filled[s], uint8_t(way), __ATOMIC_RELAXED);
-  }
+  // An empty way, or the one holding this PC for an older registration; else the way after the
+  // one filled last (the oldest fill). Two CPUs choosing at once may pick the same way or fill
+  // two: either is a valid cache, only a less useful one.
+  uint32_t way = (__atomic_load_n(&g_last_filled[s], __ATOMIC_RELAXED) + 1u) % kRowCacheWays;
+  for (uint32_t w = 0; w < kRowCacheWays; w++)
+    if (__atomic_load_n(&set[w].serial, __ATOMIC_RELAXED) == 0 || __atomic_load_n(&set[w].pc, __ATOMIC_RELAXED) == pc) {
+      way = w;
+      break;
+    }
+  __atomic_store_n(&g_last_filled[s], uint8_t(way), __ATOMIC_RELAXED);
   uint8_t abi = m.table.abi;
   remember(set[way], m, serial, pc, row, plain_word(row, sframe::abi_sp_reg(abi), sframe::abi_fp_reg(abi)));
 }
@@ -66,6 +66,22 @@ void retire_rows(sfu_module &m) {
   for (RowCacheEntry &e : g_row_cache)
     if (__atomic_load_n(&e.serial, __ATOMIC_RELAXED) == serial) __atomic_store_n(&e.serial, 0, __ATOMIC_RELAXED);
 }
+
+}  // namespace sfu::unwind
+
+extern "C" int sfu_row_cache_counts(uint64_t *hits, uint64_t *misses) {
+  using namespace sfu::unwind;
+  uint64_t h = 0, m = 0;
+  if constexpr (sfu::config::kRowCacheStats) {
+    h = __atomic_load_n(&g_row_cache_hits, __ATOMIC_RELAXED);
+    m = __atomic_load_n(&g_row_cache_misses, __ATOMIC_RELAXED);
+  }
+  if (hits) *hits = h;
+  if (misses) *misses = m;
+  return sfu::config::kRowCacheStats;
+}
+
+namespace sfu::unwind {
 
 uint64_t next_registration_serial() {
   uint64_t last = __atomic_load_n(&g_last_serial, __ATOMIC_RELAXED);

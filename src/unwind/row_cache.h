@@ -24,11 +24,15 @@ struct alignas(64) RowCacheEntry {
   uint64_t rule[3];  // CFA, RA, FP as sframe::pack_rule packs them (the row's flags in the CFA's word)
 };
 static_assert(sizeof(RowCacheEntry) == 64, "an entry is one cache line");
-// Two ways per set: two hot PCs whose hash meets keep both their rows (one way: they would evict
-// each other on every walk). A fill takes an empty way, or the one holding the same PC for an
-// older registration, else the way not filled last (row_cache.cpp).
+// Eight ways per set: a stack's return addresses are spread over the text at random, and with
+// fewer ways some sets get more of them than they hold and lose every one of those rows on every
+// walk (64 return addresses over 100,000 functions: 2 ways of 128 sets kept 84% of them from one
+// walk to the next, 8 of 32 keep all; docs/performance.md). A probe reads the ways in order, each
+// one line, and stops at the PC's: most rows sit in the first ways (a fill takes the first empty
+// one). A fill takes an empty way, or the one holding the same PC for an older registration, else
+// the way after the one filled last (row_cache.cpp).
 inline constexpr uint32_t kRowCacheEntries = config::kRowCacheEntries;
-inline constexpr uint32_t kRowCacheWays = kRowCacheEntries >= 2 ? 2 : 1;
+inline constexpr uint32_t kRowCacheWays = kRowCacheEntries >= 8 ? 8 : kRowCacheEntries ? kRowCacheEntries : 1;
 inline constexpr uint32_t kRowCacheSets = kRowCacheEntries ? kRowCacheEntries / kRowCacheWays : 1;
 extern RowCacheEntry g_row_cache[kRowCacheEntries ? kRowCacheEntries : 1];
 
@@ -106,14 +110,18 @@ template <class Copy>
   return probe_as_seen(e, __atomic_load_n(&e.seq, __ATOMIC_ACQUIRE), serial, pc, copy);
 }
 
-// The plain word of pc's row if the first way of its set holds it for registration `serial` (a
-// module's, never 0), else 0. The walk's common path: one way, one word, inline.
+// The plain word of pc's row if a way of its set holds it for registration `serial` (a module's,
+// never 0), else 0. The walk's common path: one word, inline.
 [[gnu::always_inline]] inline uint64_t cached_plain_word(uint64_t serial, uint64_t pc) {
   if (kRowCacheEntries == 0) return 0;
+  const RowCacheEntry *set = row_cache_set_of(pc);
   uint64_t w = 0;
-  bool hit = probe(*row_cache_set_of(pc), serial, pc,
-                   [&](const RowCacheEntry &e) { w = __atomic_load_n(&e.plain, __ATOMIC_RELAXED); });
-  return hit ? w : 0;
+  auto copy = [&](const RowCacheEntry &e) { w = __atomic_load_n(&e.plain, __ATOMIC_RELAXED); };
+  if (probe(set[0], serial, pc, copy)) [[likely]]  // where a fill puts most rows: the path kept short
+    return w;
+  for (uint32_t way = 1; way < kRowCacheWays; way++)
+    if (probe(set[way], serial, pc, copy)) return w;
+  return 0;
 }
 
 // Whether the cache holds the row of this registration of module `m` for pc; if so, fills the
@@ -132,6 +140,16 @@ template <class Copy>
       return true;
     }
   return false;
+}
+
+// CONFIG_SFU_ROW_CACHE_STATS: steps the cache served, steps that searched. Relaxed adds to one
+// shared word each (a line that moves between CPUs that walk at once: off by default).
+extern uint64_t g_row_cache_hits, g_row_cache_misses;
+[[gnu::always_inline]] inline void count_hits(uint64_t n) {
+  if constexpr (config::kRowCacheStats) __atomic_fetch_add(&g_row_cache_hits, n, __ATOMIC_RELAXED);
+}
+[[gnu::always_inline]] inline void count_miss() {
+  if constexpr (config::kRowCacheStats) __atomic_fetch_add(&g_row_cache_misses, 1, __ATOMIC_RELAXED);
 }
 
 // Keeps the row the index or sfu_table_find gave for pc, unless another CPU or an interrupted

@@ -364,7 +364,10 @@ template <class Arch>
     // its own, and this rule then finds the caller's caller.
     if (!Arch::at_address_zero(pc) || !c.topmost) return SFU_STOP_END;
     row = Arch::kEntryRow;
-  } else if (!cached_row(*m, lookup, row)) {
+  } else if (cached_row(*m, lookup, row)) {
+    count_hits(1);
+  } else {
+    count_miss();
     prefetch_buckets<Arch>(c, *m);  // the table is read: the buckets of the frames ahead too
     // With no cache to fill and no index built at registration, the table is searched directly
     // (it still narrows by an index a kernel built itself, which gives the same rows).
@@ -481,7 +484,7 @@ template <class Arch>
   uint64_t *out = pcs ? pcs + n : nullptr;
   for (; left; left--) {
     if (lookup - trap_lo < trap_span) break;
-    uint64_t w = cached_plain_word(serial, lookup);  // the other way: step() probes it
+    uint64_t w = cached_plain_word(serial, lookup);
     if (!(w & kPlainRow)) break;
     uint64_t base = (w & kPlainCfaOnFp) ? fp : sp;
     uint64_t cfa = base + uint64_t(plain_cfa_offset(w));
@@ -521,6 +524,7 @@ template <class Arch>
       break;
     }
   }
+  count_hits(room - left + (stop != SFU_STOP_NONE));  // a stop comes after its row was found too
   if (left != room) {
     n += room - left;
     c.pc = lookup + 1;

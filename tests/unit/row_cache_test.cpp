@@ -200,15 +200,18 @@ TEST(RowCache, WalksOnSeveralThreadsGetTheRowOfTheModuleTheyFoundWhenEveryRegist
   walks_while_modules_take_turns(true);
 }
 
-TEST(RowCache, TwoPcsOfOneSetKeepBothRowsAThirdReplacesTheOlder) {
-  // Three PCs whose hash picks the same set (found by the cache's own hash), filled in turn.
+TEST(RowCache, EightPcsOfOneSetKeepAllTheirRowsANinthReplacesTheOldest) {
+  // Nine PCs whose hash picks the same set (found by the cache's own hash), filled in turn, then
+  // a tenth: each fill past the eighth replaces the oldest row left.
   using namespace sfu::unwind;
-  static_assert(kRowCacheWays == 2, "the default cache has two ways per set");
+  static_assert(kRowCacheWays == 8, "the default cache has eight ways per set");
   sfu_module m{};
   m.serial = next_registration_serial();
   std::vector<uint64_t> pcs;
-  for (uint64_t pc = 0x900000; pcs.size() < 3; pc++)
+  for (uint64_t pc = 0x900000; pcs.size() < kRowCacheWays + 2; pc++)
     if (row_cache_set(pc) == row_cache_set(0x900000)) pcs.push_back(pc);
+  RowCacheEntry *set = row_cache_set_of(pcs[0]);
+  for (uint32_t w = 0; w < kRowCacheWays; w++) __atomic_store_n(&set[w].serial, 0, __ATOMIC_RELAXED);
   auto row_for = [](uint64_t pc) {
     sfu_row r{};
     r.cfa.kind = SFU_RULE_REGISTER;
@@ -222,14 +225,25 @@ TEST(RowCache, TwoPcsOfOneSetKeepBothRowsAThirdReplacesTheOlder) {
     sfu_row r{};
     return cached_row(m, pc, r) ? r.cfa.offset : -1;
   };
-  remember_row(m, pcs[0], row_for(pcs[0]));
-  remember_row(m, pcs[1], row_for(pcs[1]));
-  EXPECT_EQ(cached_offset(pcs[0]), int32_t(pcs[0] & 0xfff));  // one way would have lost it
-  EXPECT_EQ(cached_offset(pcs[1]), int32_t(pcs[1] & 0xfff));
-  remember_row(m, pcs[2], row_for(pcs[2]));
+  // The plain word the walk's runs read, from whichever way holds the row.
+  auto plain_offset = [&](uint64_t pc) {
+    uint64_t w = cached_plain_word(m.serial, pc);
+    return w ? int32_t(plain_cfa_offset(w)) : -1;
+  };
+  for (uint32_t i = 0; i < kRowCacheWays; i++) remember_row(m, pcs[i], row_for(pcs[i]));
+  for (uint32_t i = 0; i < kRowCacheWays; i++) {
+    EXPECT_EQ(cached_offset(pcs[i]), int32_t(pcs[i] & 0xfff)) << i;  // two ways would have kept two
+    EXPECT_EQ(plain_offset(pcs[i]), int32_t(pcs[i] & 0xfff)) << i;
+  }
+  remember_row(m, pcs[8], row_for(pcs[8]));
   EXPECT_EQ(cached_offset(pcs[0]), -1);  // filled first, replaced first
-  EXPECT_EQ(cached_offset(pcs[1]), int32_t(pcs[1] & 0xfff));
-  EXPECT_EQ(cached_offset(pcs[2]), int32_t(pcs[2] & 0xfff));
+  EXPECT_EQ(plain_offset(pcs[0]), -1);
+  remember_row(m, pcs[9], row_for(pcs[9]));
+  EXPECT_EQ(cached_offset(pcs[1]), -1);  // then the next oldest
+  for (uint32_t i = 2; i < kRowCacheWays + 2; i++) EXPECT_EQ(cached_offset(pcs[i]), int32_t(pcs[i] & 0xfff)) << i;
+  // A PC filled again (its row for another registration, say) takes its own way back, not the oldest.
+  remember_row(m, pcs[5], row_for(pcs[5]));
+  for (uint32_t i = 2; i < kRowCacheWays + 2; i++) EXPECT_EQ(cached_offset(pcs[i]), int32_t(pcs[i] & 0xfff)) << i;
 }
 
 // ---- The fill and the probe, step by step ----------------------------------------------------
@@ -366,7 +380,7 @@ TEST_P(RowCacheFillDuringUnregistration, LeavesNoRowForTheNextHolderOfItsNumber)
   set_last_registration_serial(0);
   ASSERT_EQ(sfu_register(&first, &first_desc, "first"), SFU_OK);
   ASSERT_EQ(first.serial, 1u);
-  // The walk's fill for its first frame's PC, in the way the plain steps read.
+  // The walk's fill for its first frame's PC, in the first way of its set.
   const uint64_t pc = kFunction + 0x10;
   sfu_row row;
   ASSERT_EQ(sfu_table_find(&first.table, pc, &row), SFU_OK);
