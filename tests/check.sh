@@ -53,6 +53,7 @@ run_suite variant "$BUILD/tests/variant_tests"
 run_suite cache-stats "$BUILD/tests/cache_stats_tests"
 run_suite target "$BUILD/tests/target_tests"
 run_suite direct "$BUILD/tests/direct_tests"
+run_suite walk-only "$BUILD/tests/walk_only_tests"
 run_suite linker "$BUILD/tests/linked_image"
 run_suite embed bash tests/linker/embed.sh "$BUILD/tools/sfu" "$BUILD/check" \
   "$BUILD/tests/reserve_image_gcc" "$BUILD/tests/reserve_image_clang" --symbols-only "$BUILD/tests/symbols_image_gas"

@@ -3,6 +3,8 @@
 # Suites (each a line in tests/check.sh):
 #   unit          build/tests/unit_tests: GoogleTest, core built again with ASan + UBSan
 #   variant       build/tests/variant_tests: the core built with tests/variant/minimal.config
+#   walk-only     build/tests/walk_only_tests: the core built with configs/walk-only.config
+#                 (tests/walk_only/walk_only.mk): codes for names, index memory ignored, its walks
 #   cache-stats   build/tests/cache_stats_tests: the core built with the row cache's counters
 #                 (tests/cache_stats/stats.config); the hits and misses a walk adds, exactly
 #   target        build/tests/target_tests: the x86_64 library a kernel links (build/x86_64),
@@ -74,6 +76,7 @@ $(BUILD)/tests/unit_tests: $(UNIT_OBJS) $(SAN_OBJS)
 include tests/gen/corpus.mk
 include tests/qemu/qemu.mk
 include bench/walk_only.mk
+include tests/walk_only/walk_only.mk
 
 # The fuzzer: core, support and target compiled by clang with libFuzzer, ASan and UBSan.
 FUZZ_DIR := $(BUILD)/fuzz

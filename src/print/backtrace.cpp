@@ -127,11 +127,13 @@ extern "C" size_t sfu_print_backtrace(const struct sfu_sink *sink, const struct 
   }
   sfu_stop stop = sfu_walk_stop(&cursor);
   reliable = reliable && frames > 0 && stop == SFU_STOP_END;
-  sfu_print_str(sink, "stop: ");
-  if constexpr (sfu::config::kNames)
+  if constexpr (sfu::config::kNames) {
+    sfu_print_str(sink, "stop: ");
     sfu_print_str(sink, sfu_stop_name(stop));
-  else
-    sfu::print::print_code(sink, 'S', unsigned(stop), SFU_STOP_COUNT);
+  } else {  // sfu_stop_name's code, from the number (a walk's stop is always in the list)
+    sfu_print_str(sink, "stop: S");
+    sfu_print_udec(sink, stop);
+  }
   sfu_print_str(sink, reliable ? " (reliable)\n" : " (unreliable)\n");
   return frames;
 }

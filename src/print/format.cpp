@@ -58,18 +58,14 @@ extern "C" void sfu_print_udec(const struct sfu_sink *sink, uint64_t value) {
   udec(sink, value);
 }
 
-void sfu::print::print_code(const sfu_sink *sink, char letter, unsigned value, unsigned count) {
-  if (!usable(sink)) return;
-  put(sink, letter);
-  if (value < count)
-    udec(sink, value);
-  else
-    put(sink, '?');
-}
-
 extern "C" void sfu_print_error(const struct sfu_sink *sink, enum sfu_error err) {
-  if constexpr (sfu::config::kNames)
+  if constexpr (sfu::config::kNames) {
     sfu_print_str(sink, sfu_error_name(err));
-  else  // sfu_error_name's code, without its table
-    sfu::print::print_code(sink, 'E', unsigned(err), SFU_ERROR_COUNT);
+  } else if (usable(sink)) {  // sfu_error_name's code, without its table
+    put(sink, 'E');
+    if (unsigned(err) < unsigned(SFU_ERROR_COUNT))
+      udec(sink, unsigned(err));
+    else
+      put(sink, '?');
+  }
 }

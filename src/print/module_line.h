@@ -20,10 +20,6 @@ void module_line(const sfu_sink *sink, uint64_t index, const char *name, uint32_
 // "sfu-crash-end" inside a printed record) or send an escape sequence to the console.
 void print_clean(const sfu_sink *sink, const char *s, uint32_t max);
 
-// sfu_error_name's or sfu_stop_name's code without the names (CONFIG_SFU_NAMES=n): the letter and
-// value in decimal, "?" for a value not below count. From the number: no table of codes linked.
-void print_code(const sfu_sink *sink, char letter, unsigned value, unsigned count);
-
 // A module's name as both lines print it: clean (print_clean), at most max bytes, "(unnamed)" when
 // NULL or empty.
 void print_module_name(const sfu_sink *sink, const char *name, uint32_t max);

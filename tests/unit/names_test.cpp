@@ -1,11 +1,11 @@
 // The codes a core built without names returns (CONFIG_SFU_NAMES=n, src/names.h): a letter and
-// the value's place in its list, "?" past it. `sfu name` reads them back (runner_test.py).
+// the value's place in its list, "?" past it. `sfu name` reads them back (runner_test.py); the
+// walk-only suite (tests/walk_only) checks what such a core returns and prints.
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "names.h"
-#include "print/module_line.h"
 #include "sfu/print.h"
 #include "sfu/sframe.h"
 #include "sfu/unwind.h"
@@ -43,14 +43,4 @@ TEST(Names, PrintErrorPrintsWhatErrorNameGives) {
   sfu_print_error(&sink, sfu_error(SFU_ERROR_COUNT + 3));
   EXPECT_EQ(out, "unknown-error");
   sfu_print_error(nullptr, SFU_E_BAD_MAGIC);  // prints nothing, as every printer
-}
-
-// What sfu_print_error and the stop line print without the names: the code from its number.
-TEST(Names, CodesPrintedFromTheNumber) {
-  std::string out;
-  sfu_sink sink{append, &out};
-  sfu::print::print_code(&sink, 'S', SFU_STOP_END, SFU_STOP_COUNT);
-  sfu::print::print_code(&sink, 'E', SFU_E_BAD_INDEX_MEMORY, SFU_ERROR_COUNT);
-  sfu::print::print_code(&sink, 'E', SFU_ERROR_COUNT, SFU_ERROR_COUNT);
-  EXPECT_EQ(out, "S1E" + std::to_string(int(SFU_E_BAD_INDEX_MEMORY)) + "E?");
 }
