@@ -88,6 +88,9 @@ void rules_of_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row &row
   if (abi_aarch64(t.abi) && fde_pauth_key_b(fde.info)) row.flags |= SFU_ROW_PAUTH_KEY_B;
   if (fde.flex()) row.flags |= SFU_ROW_FLEX;
   if (fde.pcmask()) row.flags |= SFU_ROW_PCMASK;
+  // What a row says nothing of, set once for every form below that may not say.
+  row.ra = default_ra(t);
+  row.fp = default_fp(t);
 
   if (f.count == 0) {
     row.flags |= SFU_ROW_OUTERMOST;
@@ -99,10 +102,9 @@ void rules_of_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row &row
 
   if (fde.flex()) {
     row.cfa = flex_rule(f.raw[0], cfa_offset(t, f.word(1)));
-    bool has_ra = f.count >= 4 && !flex_ra_padded(f);
-    row.ra = has_ra ? flex_rule(f.raw[2], f.word(3)) : default_ra(t);
+    if (f.count >= 4 && !flex_ra_padded(f)) row.ra = flex_rule(f.raw[2], f.word(3));
     uint32_t fp = flex_fp_index(f);
-    row.fp = f.count > fp ? flex_rule(f.raw[fp], f.word(fp + 1)) : default_fp(t);
+    if (f.count > fp) row.fp = flex_rule(f.raw[fp], f.word(fp + 1));
     return;
   }
 
@@ -112,9 +114,7 @@ void rules_of_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row &row
   // others put RA in word 1 and FP in word 2.
   uint32_t ra_word = abi_amd64(t.abi) ? 0 : 1;
   uint32_t fp_word = ra_word + 1;
-  if (ra_word == 0 || f.count <= ra_word) {
-    row.ra = default_ra(t);
-  } else {
+  if (ra_word != 0 && f.count > ra_word) {
     int32_t w = f.word(ra_word);
     // Word 0 is the "RA not saved" padding on s390x only (SFRAME_FRE_RA_OFFSET_INVALID);
     // AArch64 defines no padding, so there it is RA at CFA+0, as binutils reads it.
@@ -125,9 +125,7 @@ void rules_of_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row &row
     else
       row.ra = make_rule(SFU_RULE_AT_CFA, 0, w);
   }
-  if (f.count <= fp_word) {
-    row.fp = default_fp(t);
-  } else {
+  if (f.count > fp_word) {
     int32_t w = f.word(fp_word);
     row.fp = s390x_v2_register(t, w) ? make_rule(SFU_RULE_REGISTER, s390x_v2_regnum(w), 0)
                                       : make_rule(SFU_RULE_AT_CFA, 0, w);

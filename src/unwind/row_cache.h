@@ -26,7 +26,7 @@ struct alignas(64) RowCacheEntry {
 static_assert(sizeof(RowCacheEntry) == 64, "an entry is one cache line");
 // Eight ways per set: a stack's return addresses are spread over the text at random, and with
 // fewer ways some sets get more of them than they hold and lose every one of those rows on every
-// walk (64 return addresses over 100,000 functions: 2 ways of 128 sets kept 84% of them from one
+// walk (64 return addresses over 100,000 functions: 2 ways of 128 sets kept 84-89% of them from one
 // walk to the next, 8 of 32 keep all; docs/performance.md). A probe reads the ways in order, each
 // one line, and stops at the PC's: most rows sit in the first ways (a fill takes the first empty
 // one). A fill takes an empty way, or the one holding the same PC for an older registration, else

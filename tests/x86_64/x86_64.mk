@@ -6,7 +6,10 @@
 #                         no arguments, it ends with "walk-x86: N passed, M failed"
 #                         (--clobber-below-sp adds an informational experiment: tests/x86_64/walk.h)
 #   make bench            build/bench/bench_walk: ns per frame of sfunwind, a frame-pointer walk,
-#                         libunwind and libgcc on one 64-deep stack; bench_tables: the lookup on
+#                         libunwind and libgcc on one 64-deep stack; bench_spread_F: sfunwind and
+#                         libunwind on a stack spread over F generated functions, with the row
+#                         cache's hits; row_cache_sizes.py: hit rate against cache size on those
+#                         stacks and the QEMU sampling logs; bench_tables: the lookup on
 #                         synthetic tables (the core without its row cache); what each feature
 #                         adds to a kernel's link, the core's .text and the stack a walk needs
 #                         per architecture; SFrame and .sfu_symbols sizes
@@ -70,6 +73,39 @@ $(BENCH_DIR)/bench_tables: $(BENCH_TABLES_SRCS) bench/pin_cpu.h tests/support/sf
 	$(HOST_CXX) -std=c++20 -O2 -g -Wall -Wextra -Werror -I. -Iinclude -Isrc -Itests -I$(BENCH_NO_CACHE)/config \
 		-DSFU_HOSTED=1 -o $@ $(BENCH_TABLES_SRCS) $(BENCH_NO_CACHE)/host/libsfu.a
 
+# The walk on a stack spread over many functions (bench/bench_spread.cpp): F generated functions
+# (bench/gen_spread.py; 100,000 take gcc minutes, built once), linked twice: with the default core
+# (timed) and with the core that counts the row cache's hits (bench/row-cache-stats.config). Not
+# position-independent, the generated code from a 64 KiB boundary: both programs walk the same
+# addresses, on the same sets of the cache, run after run (the bench compares their lookup PCs).
+BENCH_SPREAD_FUNCTIONS := 100 100000
+BENCH_STATS := $(BENCH_DIR)/row-cache-stats
+.PHONY: bench-row-cache-stats-lib
+bench-row-cache-stats-lib:
+	@$(MAKE) --no-print-directory BUILD=$(BENCH_STATS) KCONFIG_CONFIG=bench/row-cache-stats.config \
+		SFU_INSTALL_DEPS=no host >/dev/null
+$(BENCH_DIR)/spread_%.c: bench/gen_spread.py
+	@mkdir -p $(@D)
+	python3 bench/gen_spread.py $* $@
+$(BENCH_DIR)/spread_%.o: $(BENCH_DIR)/spread_%.c bench/spread.h
+	gcc -O2 -fomit-frame-pointer -Wa,--gsframe -I. -c $< -o $@
+$(BENCH_DIR)/bench_spread.o: bench/bench_spread.cpp bench/spread.h bench/pin_cpu.h include/sfu/unwind.h | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(HOST_CXX) -std=c++20 -O2 -g -fomit-frame-pointer -Wa,--gsframe -Wall -Wextra -Werror -I. -Iinclude \
+		-c $< -o $@
+$(BENCH_DIR)/bench_spread_%: $(BENCH_DIR)/spread_%.o $(BENCH_DIR)/bench_spread.o $(HOST_DIR)/libsfu.a
+	$(HOST_CXX) -no-pie -o $@ $(BENCH_DIR)/spread_$*.o $(BENCH_DIR)/bench_spread.o $(HOST_DIR)/libsfu.a -lunwind -ldl -pthread
+$(BENCH_DIR)/bench_spread_stats_%: $(BENCH_DIR)/spread_%.o $(BENCH_DIR)/bench_spread.o bench-row-cache-stats-lib
+	$(HOST_CXX) -no-pie -o $@ $(BENCH_DIR)/spread_$*.o $(BENCH_DIR)/bench_spread.o $(BENCH_STATS)/host/libsfu.a -lunwind \
+		-ldl -pthread
+.PRECIOUS: $(BENCH_DIR)/spread_%.c $(BENCH_DIR)/spread_%.o
+# The QEMU sampling runs whose walks bench/row_cache_sizes.py replays: make qemu-test's logs, where
+# present (the table says which it had).
+BENCH_QEMU_LOG_x86_64 := $(QEMU_DIR)/logs/x86_64_gen-v2.log
+BENCH_QEMU_LOG_arm64 := $(QEMU_DIR)/logs/arm64_gen-v2.log
+BENCH_QEMU_LOG_s390x := $(QEMU_DIR)/logs/s390x_gen-v2.log
+BENCH_SPREAD_PROGRAMS := $(foreach f,$(BENCH_SPREAD_FUNCTIONS),$(BENCH_DIR)/bench_spread_$(f) $(BENCH_DIR)/bench_spread_stats_$(f))
+
 $(BENCH_DIR)/footprint: bench/footprint.cpp | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(HOST_CXX) -std=c++20 -O2 -Wall -Wextra -Werror -o $@ $<
@@ -96,12 +132,26 @@ bench-footprint: $(BENCH_DIR)/footprint
 BENCH_SYMBOL_KERNELS := $(foreach a,$(BENCH_ARCHS),$(QEMU_DIR)/$(a)/gen-v2.elf)
 
 .PHONY: bench
-bench: $(BENCH_DIR)/bench_walk $(BENCH_DIR)/bench_tables bench-footprint tools $(BENCH_SYMBOL_KERNELS)
+bench: $(BENCH_DIR)/bench_walk $(BENCH_DIR)/bench_tables $(BENCH_SPREAD_PROGRAMS) bench-footprint tools $(BENCH_SYMBOL_KERNELS)
 	bash bench/sframe_size.sh $(TOOLS_DIR)/sfu $(BENCH_DIR)/sframe-size $(BENCH_DIR)/sframe-size.md \
 		$(foreach a,$(BENCH_ARCHS),$(a)=$(QEMU_DIR)/$(a)/gen-v2.elf)
 	bash bench/symbols_size.sh $(TOOLS_DIR)/sfu $(BENCH_DIR)/symbols $(BENCH_DIR)/symbols.md \
 		googletest=$(BENCH_DIR)/sframe-size/gtest_sample1.elf \
 		$(foreach a,$(BENCH_ARCHS),$(a)=$(QEMU_DIR)/$(a)/gen-v2.elf)
 	$(BENCH_DIR)/bench_tables --results $(BENCH_DIR)/tables.md
-	$(BENCH_DIR)/bench_walk --results bench/results.md --tables $(BENCH_DIR)/tables.md --footprint $(BENCH_DIR)/footprint.md
-	{ echo; cat $(BENCH_DIR)/sframe-size.md; echo; cat $(BENCH_DIR)/symbols.md; } >> bench/results.md
+	@rm -f $(BENCH_DIR)/spread.txt
+	@for f in $(BENCH_SPREAD_FUNCTIONS); do \
+		$(BENCH_DIR)/bench_spread_$$f --pcs > $(BENCH_DIR)/spread_$$f.pcs && \
+		$(BENCH_DIR)/bench_spread_stats_$$f --pcs | cmp -s - $(BENCH_DIR)/spread_$$f.pcs || \
+			{ echo "bench_spread: the counting twin walks other PCs than the timed program"; exit 1; }; \
+		hits=$$($(BENCH_DIR)/bench_spread_stats_$$f --hits) && \
+		$(BENCH_DIR)/bench_spread_$$f --hits-from "$$hits" | tee -a $(BENCH_DIR)/spread.txt || exit 1; \
+	done
+	$(BENCH_DIR)/bench_walk --results bench/results.md --tables $(BENCH_DIR)/tables.md --footprint $(BENCH_DIR)/footprint.md \
+		--spread $(BENCH_DIR)/spread.txt
+	python3 bench/row_cache_sizes.py --markdown $(foreach f,$(BENCH_SPREAD_FUNCTIONS),spread $(f) $(BENCH_DIR)/spread_$(f).pcs) \
+		$(foreach a,$(BENCH_ARCHS),$(if $(wildcard $(BENCH_QEMU_LOG_$(a))),qemu $(a) $(BENCH_QEMU_LOG_$(a)))) \
+		> $(BENCH_DIR)/row-cache-sizes.md
+	@grep '^row-cache-hits:' $(BENCH_DIR)/row-cache-sizes.md
+	{ echo; cat $(BENCH_DIR)/sframe-size.md; echo; cat $(BENCH_DIR)/symbols.md; echo; cat $(BENCH_DIR)/row-cache-sizes.md; } \
+		>> bench/results.md
