@@ -30,17 +30,7 @@ out=$build/check/gc
 rm -rf "$out"
 mkdir -p "$out"
 sfu=$build/tools/sfu
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-
-cross_of() {
-  case $1 in
-    arm64) echo aarch64-linux-gnu- ;;
-    s390x) echo s390x-linux-gnu- ;;
-  esac
-}
+source "$top/tests/support/suite.sh"
 arch_cflags() {
   case $1 in
     x86_64) echo -mno-red-zone -mgeneral-regs-only ;;
@@ -226,5 +216,4 @@ for path in gas gen gen-debug-frame; do
   done
 done
 
-echo "gc: $pass passed, $fail failed"
-[[ $fail == 0 ]]
+suite_end gc

@@ -32,17 +32,7 @@ out=$build/check/pie
 rm -rf "$out"
 mkdir -p "$out"
 sfu=$build/tools/sfu
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-
-cross_of() {
-  case $1 in
-    arm64) echo aarch64-linux-gnu- ;;
-    s390x) echo s390x-linux-gnu- ;;
-  esac
-}
+source "$top/tests/support/suite.sh"
 relative_of() {
   case $1 in
     x86_64) echo R_X86_64_RELATIVE ;;
@@ -204,5 +194,4 @@ for v in static-pie static-pie-hook; do
     bad "$v: the backtrace does not end 'stop: end-of-stack (reliable)'"
 done
 
-echo "pie: $pass passed, $fail failed"
-[[ $fail == 0 ]]
+suite_end pie
