@@ -17,8 +17,6 @@
 // --hits-from, what the counting twin printed); --out also writes the line to FILE; --pcs prints
 // the walk's lookup PCs instead, one a line.
 #include <dlfcn.h>
-#include <elf.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,11 +31,8 @@
 
 #include "bench/pin_cpu.h"
 #include "bench/spread.h"
+#include "bench/this_process.h"
 #include "sfu/unwind.h"
-
-#ifndef PT_GNU_SFRAME
-#define PT_GNU_SFRAME 0x6474e554
-#endif
 
 namespace {
 
@@ -107,49 +102,15 @@ double median(std::vector<double> v) {
   exit(1);
 }
 
-// The program's table and its text: every executable segment, from the first to the last (the
-// .plt, which the table covers too, may sit in a segment of its own before .text).
-int on_object(dl_phdr_info *info, size_t, void *arg) {
-  auto *desc = static_cast<sfu_table_desc *>(arg);
-  uint64_t self = uint64_t(uintptr_t(spread_fns[0]));
-  const ElfW(Phdr) *sframe = nullptr;
-  uint64_t lo = ~uint64_t(0), hi = 0;
-  for (int i = 0; i < info->dlpi_phnum; i++) {
-    const ElfW(Phdr) &p = info->dlpi_phdr[i];
-    if (p.p_type == PT_GNU_SFRAME) sframe = &p;
-    if (p.p_type == PT_LOAD && (p.p_flags & PF_X)) {
-      lo = std::min<uint64_t>(lo, info->dlpi_addr + p.p_vaddr);
-      hi = std::max<uint64_t>(hi, info->dlpi_addr + p.p_vaddr + p.p_memsz);
-    }
-  }
-  if (!sframe || self < lo || self >= hi) return 0;
-  desc->section = reinterpret_cast<const void *>(info->dlpi_addr + sframe->p_vaddr);
-  desc->size = sframe->p_memsz;
-  desc->section_addr = info->dlpi_addr + sframe->p_vaddr;
-  desc->text_start = lo;
-  desc->text_end = hi;
-  desc->abi = SFU_ABI_AMD64_LE;
-  return 1;
-}
-
 void setup() {
   sfu_table_desc desc{};
-  if (!dl_iterate_phdr(on_object, &desc)) die("no PT_GNU_SFRAME in the program");
+  // The text is every executable segment (table_holding's span): the .plt, which the table covers
+  // too, may sit in a segment of its own before .text.
+  if (!table_holding(reinterpret_cast<const void *>(spread_fns[0]), desc))
+    die("no PT_GNU_SFRAME in the program");
   // As the README's first example registers: the table alone, no index memory.
   if (sfu_error e = sfu_register(&g_module, &desc, "bench_spread")) die(sfu_error_name(e));
-  pthread_attr_t attr;
-  void *addr;
-  size_t size;
-  if (pthread_getattr_np(pthread_self(), &attr) || pthread_attr_getstack(&attr, &addr, &size))
-    die("pthread_getattr_np");
-  pthread_attr_destroy(&attr);
-  g_stack.lo = uint64_t(uintptr_t(addr));
-  g_stack.hi = g_stack.lo + size;
-  g_stack.kind = SFU_STACK_TASK;
-  g_cfg.stacks = &g_stack;
-  g_cfg.num_stacks = 1;
-  g_cfg.max_frames = kFrames;
-  g_cfg.abi = SFU_ABI_AMD64_LE;
+  if (!this_thread_walk(g_stack, g_cfg, kFrames)) die("pthread_getattr_np");
   // 64 distinct functions, drawn with a fixed seed (every run walks the same stack).
   if (spread_count < unsigned(kDepth)) die("fewer functions than frames");
   std::vector<unsigned> all(spread_count);

@@ -18,8 +18,6 @@
 // prints "bench: <method> <ns> ns/frame" per method; with --results also writes the markdown
 // table (and the sections read from --tables, bench_tables's, and --footprint) to FILE.
 #include <dlfcn.h>
-#include <elf.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,12 +35,9 @@
 #include <libunwind.h>
 
 #include "bench/pin_cpu.h"
+#include "bench/this_process.h"
 #include "sfu/unwind.h"
 #include "sfu_autoconf.h"
-
-#ifndef PT_GNU_SFRAME
-#define PT_GNU_SFRAME 0x6474e554
-#endif
 
 namespace {
 
@@ -161,27 +156,6 @@ double quantile(std::vector<double> v, double q) {
   return v[size_t(q * double(v.size() - 1) + 0.5)];
 }
 
-int on_object(dl_phdr_info *info, size_t, void *arg) {
-  auto *desc = static_cast<sfu_table_desc *>(arg);
-  uint64_t self = uint64_t(uintptr_t(&bench_bottom));
-  const ElfW(Phdr) *sframe = nullptr, *text = nullptr;
-  for (int i = 0; i < info->dlpi_phnum; i++) {
-    const ElfW(Phdr) &p = info->dlpi_phdr[i];
-    if (p.p_type == PT_GNU_SFRAME) sframe = &p;
-    if (p.p_type == PT_LOAD && (p.p_flags & PF_X) && self >= info->dlpi_addr + p.p_vaddr &&
-        self < info->dlpi_addr + p.p_vaddr + p.p_memsz)
-      text = &p;
-  }
-  if (!text || !sframe) return 0;
-  desc->section = reinterpret_cast<const void *>(info->dlpi_addr + sframe->p_vaddr);
-  desc->size = sframe->p_memsz;
-  desc->section_addr = info->dlpi_addr + sframe->p_vaddr;
-  desc->text_start = info->dlpi_addr + text->p_vaddr;
-  desc->text_end = desc->text_start + text->p_memsz;
-  desc->abi = SFU_ABI_AMD64_LE;
-  return 1;
-}
-
 [[noreturn]] void die(const char *what) {
   fprintf(stderr, "bench_walk: %s\n", what);
   exit(1);
@@ -189,7 +163,8 @@ int on_object(dl_phdr_info *info, size_t, void *arg) {
 
 void setup() {
   sfu_table_desc desc{};
-  if (!dl_iterate_phdr(on_object, &desc)) die("no PT_GNU_SFRAME in the program");
+  if (!table_holding(reinterpret_cast<const void *>(&bench_bottom), desc))
+    die("no PT_GNU_SFRAME in the program");
   // Registered as a kernel registers its image: with memory for the block index.
   static std::vector<uint64_t> index;  // 8-byte aligned, as the index needs
   index.assign((sfu_index_size(&desc) + 7) / 8, 0);
@@ -202,19 +177,7 @@ void setup() {
   g_text_lo = desc.text_start;
   g_text_hi = desc.text_end;
 
-  pthread_attr_t attr;
-  void *addr;
-  size_t size;
-  if (pthread_getattr_np(pthread_self(), &attr) || pthread_attr_getstack(&attr, &addr, &size))
-    die("pthread_getattr_np");
-  pthread_attr_destroy(&attr);
-  g_stack.lo = uint64_t(uintptr_t(addr));
-  g_stack.hi = g_stack.lo + size;
-  g_stack.kind = SFU_STACK_TASK;
-  g_cfg.stacks = &g_stack;
-  g_cfg.num_stacks = 1;
-  g_cfg.max_frames = kFrames;
-  g_cfg.abi = SFU_ABI_AMD64_LE;
+  if (!this_thread_walk(g_stack, g_cfg, kFrames)) die("pthread_getattr_np");
 
   // libgcc's own unwinder: libunwind.so exports _Unwind_Backtrace too, so ask libgcc_s by name.
   void *gcc = dlopen("libgcc_s.so.1", RTLD_NOW);

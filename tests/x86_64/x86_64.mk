@@ -51,7 +51,7 @@ BENCH_SIZE_s390x := s390x-linux-gnu-size
 BENCH_STACK_USAGE := $(BENCH_DIR)/stack-usage
 
 # The whole program carries frame records, SFrame rows and DWARF CFI: every method can walk it.
-$(BENCH_DIR)/bench_walk: bench/bench_walk.cpp bench/pin_cpu.h include/sfu/unwind.h include/sfu/sframe.h $(HOST_DIR)/libsfu.a \
+$(BENCH_DIR)/bench_walk: bench/bench_walk.cpp bench/pin_cpu.h bench/this_process.h include/sfu/unwind.h include/sfu/sframe.h $(HOST_DIR)/libsfu.a \
 		| $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(HOST_CXX) -std=c++20 -O2 -g -fno-omit-frame-pointer -Wa,--gsframe -Wall -Wextra -Werror \
@@ -89,7 +89,7 @@ $(BENCH_DIR)/spread_%.c: bench/gen_spread.py
 	python3 bench/gen_spread.py $* $@
 $(BENCH_DIR)/spread_%.o: $(BENCH_DIR)/spread_%.c bench/spread.h
 	gcc -O2 -fomit-frame-pointer -Wa,--gsframe -I. -c $< -o $@
-$(BENCH_DIR)/bench_spread.o: bench/bench_spread.cpp bench/spread.h bench/pin_cpu.h include/sfu/unwind.h | $(DEPS_STAMP)
+$(BENCH_DIR)/bench_spread.o: bench/bench_spread.cpp bench/spread.h bench/pin_cpu.h bench/this_process.h include/sfu/unwind.h | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(HOST_CXX) -std=c++20 -O2 -g -fomit-frame-pointer -Wa,--gsframe -Wall -Wextra -Werror -I. -Iinclude \
 		-c $< -o $@
