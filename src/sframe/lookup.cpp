@@ -27,7 +27,9 @@ SFU_S390X_LEAF int64_t find_fde_index(const sfu_table &t, uint64_t pc) {
   if (t.flags & SFU_F_FDE_SORTED) {
     // Last FDE whose start is <= pc: among all of them, or only those the block index leaves.
     uint32_t lo = 0, hi = t.num_fdes;
-    const uint8_t *index = __atomic_load_n(&t.index, __ATOMIC_ACQUIRE);
+    // Without CONFIG_SFU_BLOCK_INDEX registration builds none, and an index a kernel built itself
+    // only narrows the search to the function the whole search finds: not read, not linked.
+    const uint8_t *index = config::kBlockIndex ? __atomic_load_n(&t.index, __ATOMIC_ACQUIRE) : nullptr;
     if (index) {
       uint64_t b = (pc - t.text_start) / SFU_INDEX_BLOCK;  // the caller checked pc is in the text
       if (b + 1 < t.index_entries) {
