@@ -29,7 +29,7 @@ sfu_error read_fde(const sfu_table &t, uint32_t index, Fde &out) {
   out.num_fres = uint32_t(load_field<4>(q + 12, big));
   out.info = q[16];
   out.info2 = 0;
-  out.rep_size = t.version == kVersion2 ? q[17] : 0;
+  out.rep_size = !is_v1(t.version) ? q[17] : 0;  // V2 (V3 returned above)
   if (fre_off > t.fre_len) return SFU_E_FRE_OUT_OF_BOUNDS;
   out.chain_at = out.fres_at = t.fres_at + fre_off;
   return SFU_OK;

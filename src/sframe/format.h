@@ -43,6 +43,9 @@ inline constexpr uint32_t kAttrSizeV3 = 5;
 constexpr uint8_t fde_size(uint8_t version) {
   return version == kVersion1 ? kFdeSizeV1 : version == kVersion2 ? kFdeSizeV2 : kFdeSizeV3;
 }
+// Whether an opened table is V1: never in a build without V1 (CONFIG_SFU_SFRAME_V1=n), whose open
+// refuses such a table, so that V1's cases compile away there.
+constexpr bool is_v1(uint8_t version) { return config::kVersion1 && version == kVersion1; }
 
 // FDE info byte.
 constexpr uint8_t fde_fre_type(uint8_t info) { return info & 0xf; }

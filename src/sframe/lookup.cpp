@@ -51,7 +51,7 @@ SFU_S390X_LEAF int64_t find_fde_index(const sfu_table &t, uint64_t pc) {
 uint32_t row_key(const sfu_table &t, const Fde &f, uint64_t pc) {
   uint64_t off = pc - f.start;
   if (!f.pcmask()) return uint32_t(off);
-  if (t.version == kVersion1) return uint32_t(off & kV1PcmaskMask);
+  if (is_v1(t.version)) return uint32_t(off & kV1PcmaskMask);
   return f.rep_size ? uint32_t(off % f.rep_size) : 0;
 }
 

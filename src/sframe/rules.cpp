@@ -66,7 +66,7 @@ sfu_error check_flex(const sfu_table &t, const Fre &f) {
 
 sfu_error check_fre(const sfu_table &t, const Fde &fde, const Fre &f) {
   // No words: RA undefined, the outermost frame (V2 errata 2 and V3; V1 has no such row).
-  if (f.count == 0) return t.version == kVersion1 ? SFU_E_BAD_WORD_COUNT : SFU_OK;
+  if (f.count == 0) return is_v1(t.version) ? SFU_E_BAD_WORD_COUNT : SFU_OK;
   if (fde.flex()) return check_flex(t, f);
   uint8_t max = abi_amd64(t.abi) ? 2 : kMaxWordsDefault;
   if (f.count > max) return SFU_E_BAD_WORD_COUNT;

@@ -12,11 +12,11 @@ bool version_enabled(uint8_t v) {
 }
 
 uint8_t defined_flags(uint8_t v) {
-  return v == kVersion1 ? kFlagsV1 : v == kVersion2 ? kFlagsV2 : kFlagsV3;
+  return is_v1(v) ? kFlagsV1 : v == kVersion2 ? kFlagsV2 : kFlagsV3;
 }
 
 bool abi_known(uint8_t abi, uint8_t version) {
-  if (abi == SFU_ABI_S390X_BE) return version >= kVersion2;  // s390x arrived with V2
+  if (abi == SFU_ABI_S390X_BE) return !is_v1(version);  // s390x arrived with V2
   return abi >= SFU_ABI_AARCH64_BE && abi <= SFU_ABI_AMD64_LE;
 }
 
@@ -58,7 +58,8 @@ sfu_error parse_header(sfu_table &t, const sfu_table_desc &d) {
   uint64_t hdr_end = uint64_t(kHeaderSize) + p[hdr::kAuxLen];
   if (hdr_end > size) return SFU_E_AUXHDR_OUT_OF_BOUNDS;
   uint64_t fdes_at = hdr_end + fde_off;
-  uint64_t fdes_end = fdes_at + uint64_t(num_fdes) * fde_size(version);
+  const uint8_t fde_bytes = is_v1(version) ? kFdeSizeV1 : version == kVersion2 ? kFdeSizeV2 : kFdeSizeV3;
+  uint64_t fdes_end = fdes_at + uint64_t(num_fdes) * fde_bytes;
   if (fdes_end > size) return SFU_E_FDES_OUT_OF_BOUNDS;
   uint64_t fres_at = hdr_end + fre_off;
   uint64_t fres_end = fres_at + fre_len;
@@ -82,7 +83,7 @@ sfu_error parse_header(sfu_table &t, const sfu_table_desc &d) {
   t.big_endian = big;
   t.fixed_fp_offset = fixed_fp;
   t.fixed_ra_offset = fixed_ra;
-  t.fde_size = fde_size(version);
+  t.fde_size = fde_bytes;
   t.index = nullptr;
   t.index_entries = 0;
   // A lookup scans an unsorted table linearly: bounded here, before anything can look one up.
@@ -96,7 +97,7 @@ sfu_error check_fde(const sfu_table &t, const Fde &f) {
   if (fde_pauth_key_b(f.info) && !abi_aarch64(t.abi)) return SFU_E_BAD_FDE_INFO;
   if (f.fre_type() > kFreTypeAddr4) return SFU_E_BAD_FRE_TYPE;
   if (fde_type(f.info2) > kFdeTypeFlex) return SFU_E_BAD_FDE_TYPE;
-  if (f.pcmask() && t.version >= kVersion2 && f.rep_size == 0) return SFU_E_PCMASK_ZERO_REP;
+  if (f.pcmask() && !is_v1(t.version) && f.rep_size == 0) return SFU_E_PCMASK_ZERO_REP;
   uint64_t end = f.start + f.size;
   if (end < f.start) return SFU_E_FUNCTION_OUTSIDE_TEXT;
   if (t.text_end != 0 && (f.start < t.text_start || end > t.text_end))
@@ -109,7 +110,7 @@ sfu_error check_chain(const sfu_table &t, const Fde &f, uint32_t &end) {
   // A row may start anywhere up to the function's (or the repeating block's) end: gas emits a
   // row at the very end when a CFI directive follows the last instruction, and a zero-size
   // function (a V3 signal trampoline marker) has its row at offset 0. Such rows match no PC.
-  uint32_t limit = !f.pcmask() ? f.size : t.version == kVersion1 ? kV1PcmaskMask + 1 : f.rep_size;
+  uint32_t limit = !f.pcmask() ? f.size : is_v1(t.version) ? kV1PcmaskMask + 1 : f.rep_size;
   uint32_t at = f.fres_at, prev_start = 0;
   for (uint32_t j = 0; j < f.num_fres; j++) {
     Fre fre;

@@ -384,7 +384,7 @@ template <class Arch>
   // A V1 repeating block (gas's .plt) does not record its size: rows are matched on the low byte
   // of the offset, as binutils 2.40 reads them, which is right only for 256-byte blocks (.plt
   // entries are 16). The caller found so is shown, not vouched for.
-  bool guessed = e == SFU_OK && (row.flags & SFU_ROW_PCMASK) && m && m->table.version == sframe::kVersion1;
+  bool guessed = e == SFU_OK && (row.flags & SFU_ROW_PCMASK) && m && sframe::is_v1(m->table.version);
   if (caller.ra == 0) return zero_return_address(*c.config, caller, stack);
   // A CFA equal to the last one is only allowed across a stack switch.
   if (stack == c.stack_index && caller.cfa == c.prev_cfa)
