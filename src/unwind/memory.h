@@ -25,9 +25,10 @@ inline int stack_holding(const sfu_walk_config &c, uint64_t addr, uint64_t len, 
   return -1;
 }
 
-// Whether some declared stack holds [addr, addr + len), stack `hint` tried first.
+// Whether some declared stack holds [addr, addr + len), stack `hint` tried first: only sooner, the
+// answer is the same, so built for size every stack is asked in order (one loop, not two).
 inline bool in_stacks(const sfu_walk_config &c, uint64_t addr, uint64_t len, int hint) {
-  return stack_holding(c, addr, len, hint) >= 0;
+  return stack_holding(c, addr, len, config::kForSize ? -1 : hint) >= 0;
 }
 
 // Whether a walk may read the word at addr: aligned, inside a declared stack (hint: as for
