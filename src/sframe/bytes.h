@@ -20,11 +20,31 @@ inline constexpr bool kByteLoads = true;
 inline constexpr bool kByteLoads = false;
 #endif
 
+// Built for size (CONFIG_SFU_OPTIMIZE_SIZE, read from the generated header where the core is built),
+// those byte loads are one loop, called, not unrolled at each of the dozens of fields read.
+#if defined(__aarch64__) && __has_include("sfu_autoconf.h")
+#include "sfu_autoconf.h"
+#endif
+#if defined(__aarch64__) && defined(CONFIG_SFU_OPTIMIZE_SIZE)
+inline constexpr bool kByteLoadCalls = true;
+#else
+inline constexpr bool kByteLoadCalls = false;
+#endif
+
+// The n-byte field at q, a byte at a time: the one copy kByteLoadCalls calls.
+[[gnu::noinline]] inline uint64_t load_bytes(const uint8_t *q, uint32_t n, bool big_endian) {
+  uint64_t v = 0;
+  for (uint32_t i = 0; i < n; i++) v = (v << 8) | q[big_endian ? i : n - 1 - i];
+  return v;
+}
+
 // The N-byte (1, 2, 4 or 8) field at q, stored in the given byte order; q may be unaligned.
 template <uint32_t N>
 inline uint64_t load_field(const uint8_t *q, bool big_endian) {
   if constexpr (N == 1) {
     return q[0];
+  } else if constexpr (kByteLoadCalls) {
+    return load_bytes(q, N, big_endian);
   } else if constexpr (kByteLoads) {
     uint64_t v = 0;
     if (big_endian) {
@@ -53,6 +73,7 @@ inline uint64_t load_field(const uint8_t *q, bool big_endian) {
 
 // The 1-, 2- or 4-byte field at q (a row's start or data word, whose width the row says).
 inline uint32_t load_width(const uint8_t *q, uint32_t n, bool big_endian) {
+  if constexpr (kByteLoadCalls) return uint32_t(load_bytes(q, n, big_endian));
   return uint32_t(n == 1 ? q[0] : n == 2 ? load_field<2>(q, big_endian) : load_field<4>(q, big_endian));
 }
 
