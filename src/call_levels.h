@@ -16,8 +16,14 @@
 
 #if defined(__s390x__)
 // A helper that should be a call level of its own, so that it can be a frameless leaf and its
-// caller spills nothing across it.
+// caller spills nothing across it. Not where the core is built for size: there -Oz keeps the
+// search's probe (fde_start) a call, so the search is no leaf, and folded into its caller it
+// adds nothing to the caller's frame (sfu_table_find's stays 232 bytes) and is 136 bytes less code.
+#ifdef CONFIG_SFU_OPTIMIZE_SIZE
+#define SFU_S390X_LEAF
+#else
 #define SFU_S390X_LEAF [[gnu::noinline]]
+#endif
 // A helper that should not be a call level at all: folded into its caller.
 #define SFU_S390X_INLINE [[gnu::always_inline]] inline
 #else
