@@ -23,14 +23,6 @@ kcflags=${KCFLAGS:-}
 mkdir -p "$out/cfg" "$out/lib"
 
 walk_only=configs/walk-only.config
-if [ ! -f "$walk_only" ]; then
-  # Before configs/walk-only.config exists: what issue 24 asks of it.
-  walk_only=$out/cfg/walk-only.fallback
-  printf '%s\n' '# CONFIG_SFU_SFRAME_V1 is not set' CONFIG_SFU_SFRAME_V2=y CONFIG_SFU_SFRAME_V3=y \
-    CONFIG_SFU_VALIDATE_ON_REGISTER=y CONFIG_SFU_FP_FALLBACK=y CONFIG_SFU_S390X_BACK_CHAIN=y \
-    '# CONFIG_SFU_SYMBOLS is not set' '# CONFIG_SFU_CRASH_RECORDS is not set' CONFIG_SFU_ROW_CACHE=0 \
-    CONFIG_SFU_INDEX_PREFETCH=0 >"$walk_only"
-fi
 
 # variant NAME "OPTIONS TO DEFAULT" "OPTIONS OFF": walk-only.config with the first options'
 # lines removed (their Kconfig defaults) and the second ones set to n. Rewritten only when it

@@ -29,7 +29,9 @@
 #                 (build/uniprocessor/arm64, tests/variant/uniprocessor.config)
 #   docs          tests/docs/check.py: the documents' C examples compiled and linked, their linker
 #                 recipe run, the porting guide's quotes equal to the code they quote
-#   gen           tests/gen/check.sh: sfu gen / verify / diff on the corpus of tests/gen
+#   gen           tests/gen/check.sh: sfu gen / verify / diff on the corpus of tests/gen; raw binaries
+#                 cut by objcopy checked by sfu verify --raw (raw_image.sh); the crash area placed
+#                 by --defsym=SFU_CRASH_AREA (crash_area.sh)
 #   gen-real      bench/sframe_size.sh: the same on googletest built with gas's SFrame
 #   dump          tests/dump/conformance.sh: sfu dump against every corpus case
 #   v1-built      tests/dump/v1_built_here.sh: gas-written V1 tables, objdump vs sfu dump
@@ -75,7 +77,6 @@ $(BUILD)/tests/unit_tests: $(UNIT_OBJS) $(SAN_OBJS)
 
 include tests/gen/corpus.mk
 include tests/qemu/qemu.mk
-include bench/walk_only.mk
 include tests/walk_only/walk_only.mk
 
 # The fuzzer: core, support and target compiled by clang with libFuzzer, ASan and UBSan.
