@@ -66,6 +66,15 @@ EOF
   lma_of() { echo $((16#$(objdump -hw "$1" | awk -v s="$2" '$2 == s { print $5 }'))); }
   size_of() { echo $((16#$(objdump -hw "$1" | awk -v s="$2" '$2 == s { print $3 }'))); }
   hexn() { printf '0x%x' "$1"; }
+  # sfu verify's warning for ELF's crash area inside its raw image BIN (which starts at .text).
+  area_inside_warning() {
+    local lo hi t end
+    lo=$(lma_of "$1" .sfu_crash)
+    hi=$((lo + $(size_of "$1" .sfu_crash)))
+    t=$(lma_of "$1" .text)
+    end=$((t + $(stat -c %s "$2")))
+    echo "sfu verify: $2: warning: the crash area ($(hexn "$lo")-$(hexn "$hi")) lies inside the raw image's span ($(hexn "$t")-$(hexn "$end")): every load of the image writes over it, so a record captured there does not survive a reset (unless the image captures only in a copy it moved elsewhere)"
+  }
   # first_of ELF: "LMA NAME" of the lowest section objcopy -O binary writes (flag LOAD).
   first_of() {
     objdump -hw "$1" | awk '$1 ~ /^[0-9]+$/ && / LOAD/ { print $5, $2 }' |
@@ -252,25 +261,18 @@ PY
     "$sfu" verify "$r/none-gen.elf"
   # objcopy keeps them (they are allocated), but fills the gap over the crash area with zeros.
   objcopy -O binary "$r/none-gen.elf" "$r/none.bin"
-  local area_lo area_hi end
-  area_lo=$(lma_of "$r/none-gen.elf" .sfu_crash)
-  area_hi=$((area_lo + $(size_of "$r/none-gen.elf" .sfu_crash)))
   t=$(lma_of "$r/none-gen.elf" .text)
-  end=$((t + $(stat -c %s "$r/none.bin")))
   raw_case "none: the crash area inside the raw image" "$r/none-gen.elf" "$r/none.bin" 0 \
     "raw: $r/none.bin starts at $(hexn "$t") (.text); as in the ELF: $(kept "$r/none-gen.elf" "$t" "${pieces[@]}")" \
     "${want_none//sfu gen: $r\/none.elf/sfu verify: $r/none-gen.elf}
-sfu verify: $r/none.bin: warning: the crash area ($(hexn "$area_lo")-$(hexn "$area_hi")) lies inside the raw image's span ($(hexn "$t")-$(hexn "$end")): every load of the image writes over it, so a record captured there does not survive a reset (unless the image captures only in a copy it moved elsewhere)"
+$(area_inside_warning "$r/none-gen.elf" "$r/none.bin")"
   # gap: no segment's file contents cover the area (sfu gen says nothing), the raw image does.
   expect_exact "raw: gap: sfu gen says nothing" 0 "" "$sfu" gen "$r/gap.elf" -o "$r/gap-gen.elf"
   objcopy -O binary "$r/gap-gen.elf" "$r/gap.bin"
-  area_lo=$(lma_of "$r/gap-gen.elf" .sfu_crash)
-  area_hi=$((area_lo + $(size_of "$r/gap-gen.elf" .sfu_crash)))
   t=$(lma_of "$r/gap-gen.elf" .text)
-  end=$((t + $(stat -c %s "$r/gap.bin")))
   raw_case "gap: the crash area inside the raw image" "$r/gap-gen.elf" "$r/gap.bin" 0 \
     "raw: $r/gap.bin starts at $(hexn "$t") (.text); as in the ELF: $(kept "$r/gap-gen.elf" "$t" "${pieces[@]}")" \
-    "sfu verify: $r/gap.bin: warning: the crash area ($(hexn "$area_lo")-$(hexn "$area_hi")) lies inside the raw image's span ($(hexn "$t")-$(hexn "$end")): every load of the image writes over it, so a record captured there does not survive a reset (unless the image captures only in a copy it moved elsewhere)"
+    "$(area_inside_warning "$r/gap-gen.elf" "$r/gap.bin")"
   # bare: the tables sfu gen appends are not allocated; a raw image never holds them.
   local unalloc=" is not allocated (no SHF_ALLOC): objcopy -O binary leaves it out and no loader loads it; INCLUDE the fragment inside SECTIONS, among the loaded sections"
   "$sfu" gen "$r/bare.elf" -o "$r/bare-gen.elf" --symbols >/dev/null 2>&1 || fail "raw: bare: sfu gen --symbols"
