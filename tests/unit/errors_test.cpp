@@ -2,7 +2,6 @@
 // exactly that error's name. docs/errors.md points at these tests.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -13,6 +12,7 @@
 #include "sfu/sframe.h"
 #include "sfu_autoconf.h"
 #include "support/sframe_builder.h"
+#include "support/test_names.h"
 
 using namespace sfu::test;
 
@@ -523,19 +523,8 @@ TEST(Errors, EveryErrorIsDocumented) {
 // The last column of every error's row names the tests that raise it ("Suite.Test", or "Test"
 // in the suite its section names): each must be a test that exists.
 TEST(Errors, EveryTestTheErrorTablesNameExists) {
-  std::set<std::string> tests;  // "Suite.Test" and "Test"
-  const std::regex test_re(R"(\bTEST(?:_F|_P)?\(\s*(\w+)\s*,\s*(\w+)\s*\))");
-  for (const auto &entry : std::filesystem::recursive_directory_iterator(std::string(SFU_SOURCE_DIR) + "/tests")) {
-    if (entry.path().extension() != ".cpp") continue;
-    std::ifstream f(entry.path());
-    std::stringstream text;
-    text << f.rdbuf();
-    std::string src = text.str();
-    for (std::sregex_iterator it(src.begin(), src.end(), test_re), end; it != end; ++it) {
-      tests.insert((*it)[1].str() + "." + (*it)[2].str());
-      tests.insert((*it)[2].str());
-    }
-  }
+  std::set<std::string> tests = test_names_under(std::string(SFU_SOURCE_DIR) + "/tests");  // "Suite.Test"
+  for (const std::string &t : std::set<std::string>(tests)) tests.insert(t.substr(t.find('.') + 1));  // and "Test"
   ASSERT_GT(tests.size(), 100u);
   std::ifstream in(std::string(SFU_SOURCE_DIR) + "/docs/errors.md");
   ASSERT_TRUE(in);

@@ -3,17 +3,16 @@
 // records every read outside the declared stacks (tests that cross stacks check it: expect_clean).
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <regex>
 #include <set>
-#include <sstream>
 #include <string>
 
 #include "arm64/frame_rules.h"
 #include "config.h"
 #include "support/fake_machine.h"
+#include "support/test_names.h"
 #include "support/x86_chain.h"
 
 using namespace sfu::test;
@@ -899,14 +898,15 @@ struct X86Boot {
   std::vector<uint64_t> chain() const { return {L + 4, K + 0x10, B + 5}; }
 };
 
-TEST(CleanEnd, X86_64BootCodeWithoutCfiZeroedRbpAndCalledAtTheTop) {
-  // `xor %ebp, %ebp; call K` with RSP within 32 bytes of the top: end-of-stack (reliable). Further
-  // down, RBP 0 says nothing: no-unwind-info (unreliable). RBP left as it was: whatever it points
-  // at is taken for a frame record (here no stack: cfa-outside-stacks).
-  for (uint64_t below_top : {0, 16, 32, 40, 0x100}) {
-    X86Boot b(kStackHi - below_top, 0);
+// Boot code without CFI that zeroed its frame pointer and called the first C function with SP
+// `below_top` bytes under the top: end-of-stack (reliable) within 32 bytes of it, no-unwind-info
+// (unreliable) further down. Boot: X86Boot or Arm64Boot.
+template <class Boot>
+void expect_zeroed_fp_call_ends_at_top(sfu_abi abi, std::initializer_list<uint64_t> below_tops) {
+  for (uint64_t below_top : below_tops) {
+    Boot b(kStackHi - below_top, 0);
     ASSERT_EQ(b.reg.error(), SFU_OK);
-    Walked w = walk_checked(b.in_leaf(), b.mem.config(SFU_ABI_AMD64_LE));
+    Walked w = walk_checked(b.in_leaf(), b.mem.config(abi));
     EXPECT_EQ(w.pcs(), b.chain()) << below_top;
     ASSERT_EQ(w.frames.size(), 3u);
     EXPECT_EQ(w.frames[2].source, SFU_SOURCE_TABLE);
@@ -915,6 +915,32 @@ TEST(CleanEnd, X86_64BootCodeWithoutCfiZeroedRbpAndCalledAtTheTop) {
     EXPECT_EQ(w.stop, below_top <= 32 ? SFU_STOP_END : SFU_STOP_NO_UNWIND_INFO) << below_top;
     expect_clean(b.mem);
   }
+}
+
+// The same boot code with a frame record of zeros pushed and pointed at before the call: a clean
+// end where the record ends within 32 bytes of the top, a return address of 0 (zero-return-address)
+// in the middle of the stack.
+template <class Boot>
+void expect_zero_record_ends_at_top(sfu_abi abi) {
+  for (uint64_t record_end_below_top : {0, 32, 48}) {
+    uint64_t record = kStackHi - record_end_below_top - 16;
+    Boot b(record, record);
+    b.mem.put(record, 0);
+    b.mem.put(record + 8, 0);
+    Walked w = walk_checked(b.in_leaf(), b.mem.config(abi));
+    EXPECT_EQ(w.pcs(), b.chain()) << record_end_below_top;
+    EXPECT_TRUE(all_reliable(w));
+    EXPECT_EQ(w.stop, record_end_below_top <= 32 ? SFU_STOP_END : SFU_STOP_ZERO_RETURN_ADDRESS)
+        << record_end_below_top;
+    expect_clean(b.mem);
+  }
+}
+
+TEST(CleanEnd, X86_64BootCodeWithoutCfiZeroedRbpAndCalledAtTheTop) {
+  // `xor %ebp, %ebp; call K` with RSP within 32 bytes of the top: end-of-stack (reliable). Further
+  // down, RBP 0 says nothing: no-unwind-info (unreliable). RBP left as it was: whatever it points
+  // at is taken for a frame record (here no stack: cfa-outside-stacks).
+  expect_zeroed_fp_call_ends_at_top<X86Boot>(SFU_ABI_AMD64_LE, {0, 16, 32, 40, 0x100});
   X86Boot b(kStackHi, 0x12340);
   Walked w = walk_checked(b.in_leaf(), b.mem.config(SFU_ABI_AMD64_LE));
   EXPECT_EQ(w.pcs(), b.chain());
@@ -925,18 +951,7 @@ TEST(CleanEnd, X86_64BootCodeWithoutCfiEndsItsFrameChainWithAZeroRecord) {
   // `pushq $0; pushq $0; mov %rsp, %rbp; call K`: a frame record of zeros, which ends the walk
   // where it ends at the top (the caller's CFA, the record's end, within 32 bytes of it); further
   // down it is a return address of 0 in the middle of the stack: zero-return-address.
-  for (uint64_t record_end_below_top : {0, 32, 48}) {
-    uint64_t record = kStackHi - record_end_below_top - 16;
-    X86Boot b(record, record);
-    b.mem.put(record, 0);
-    b.mem.put(record + 8, 0);
-    Walked w = walk_checked(b.in_leaf(), b.mem.config(SFU_ABI_AMD64_LE));
-    EXPECT_EQ(w.pcs(), b.chain()) << record_end_below_top;
-    EXPECT_TRUE(all_reliable(w));
-    EXPECT_EQ(w.stop, record_end_below_top <= 32 ? SFU_STOP_END : SFU_STOP_ZERO_RETURN_ADDRESS)
-        << record_end_below_top;
-    expect_clean(b.mem);
-  }
+  expect_zero_record_ends_at_top<X86Boot>(SFU_ABI_AMD64_LE);
 }
 
 TEST(CleanEnd, X86_64CalledWithRspAtTheTopFromBootCodeWithCfi) {
@@ -983,34 +998,13 @@ struct Arm64Boot {
 TEST(CleanEnd, Arm64BootCodeWithoutCfiZeroedX29AndCalledAtTheTop) {
   // `mov x29, #0; bl K` with SP within 32 bytes of the top:
   // end-of-stack (reliable); further down: no-unwind-info.
-  for (uint64_t below_top : {0, 32, 48}) {
-    Arm64Boot a(kStackHi - below_top, 0);
-    ASSERT_EQ(a.reg.error(), SFU_OK);
-    Walked w = walk_checked(a.in_leaf(), a.mem.config(SFU_ABI_AARCH64_LE));
-    EXPECT_EQ(w.pcs(), a.chain()) << below_top;
-    ASSERT_EQ(w.frames.size(), 3u);
-    EXPECT_EQ(w.frames[2].sp, kStackHi - below_top);
-    EXPECT_TRUE(all_reliable(w));
-    EXPECT_EQ(w.stop, below_top <= 32 ? SFU_STOP_END : SFU_STOP_NO_UNWIND_INFO) << below_top;
-    expect_clean(a.mem);
-  }
+  expect_zeroed_fp_call_ends_at_top<Arm64Boot>(SFU_ABI_AARCH64_LE, {0, 32, 48});
 }
 
 TEST(CleanEnd, Arm64BootCodeWithoutCfiEndsItsFrameChainWithAZeroRecord) {
   // `stp xzr, xzr, [sp, #-16]!; mov x29, sp; bl K` without CFI: AAPCS64's final frame record,
   // a clean end where it ends at the top, a damaged stack below.
-  for (uint64_t record_end_below_top : {0, 32, 48}) {
-    uint64_t record = kStackHi - record_end_below_top - 16;
-    Arm64Boot a(record, record);
-    a.mem.put(record, 0);
-    a.mem.put(record + 8, 0);
-    Walked w = walk_checked(a.in_leaf(), a.mem.config(SFU_ABI_AARCH64_LE));
-    EXPECT_EQ(w.pcs(), a.chain()) << record_end_below_top;
-    EXPECT_TRUE(all_reliable(w));
-    EXPECT_EQ(w.stop, record_end_below_top <= 32 ? SFU_STOP_END : SFU_STOP_ZERO_RETURN_ADDRESS)
-        << record_end_below_top;
-    expect_clean(a.mem);
-  }
+  expect_zero_record_ends_at_top<Arm64Boot>(SFU_ABI_AARCH64_LE);
 }
 
 TEST(CleanEnd, Arm64ZeroRecordDescribedByCfiOnTheGasPath) {
@@ -1341,22 +1335,6 @@ namespace {
 
 // ---- the documents' lists of reliable ends name their tests -------------------------------------
 
-// Every test of tests/, as "Suite.Test".
-std::set<std::string> every_test() {
-  std::set<std::string> tests;
-  const std::regex test_re(R"(\bTEST(?:_F|_P)?\(\s*(\w+)\s*,\s*(\w+)\s*\))");
-  for (const auto &entry : std::filesystem::recursive_directory_iterator(std::string(SFU_SOURCE_DIR) + "/tests")) {
-    if (entry.path().extension() != ".cpp") continue;
-    std::ifstream f(entry.path());
-    std::stringstream text;
-    text << f.rdbuf();
-    std::string src = text.str();
-    for (std::sregex_iterator it(src.begin(), src.end(), test_re), end; it != end; ++it)
-      tests.insert((*it)[1].str() + "." + (*it)[2].str());
-  }
-  return tests;
-}
-
 // The rows of the first table after the line that starts with `marker` in docs/FILE, each row's
 // last column.
 std::vector<std::string> last_column_of_table_after(const char *file, const std::string &marker) {
@@ -1386,7 +1364,7 @@ std::vector<std::string> last_column_of_table_after(const char *file, const std:
 
 // Each row names at least one test, and each test it names exists (as "Suite.Test").
 void expect_rows_name_tests(const std::vector<std::string> &rows, const char *where) {
-  const std::set<std::string> tests = every_test();
+  const std::set<std::string> tests = test_names_under(std::string(SFU_SOURCE_DIR) + "/tests");
   ASSERT_GT(tests.size(), 100u);
   const std::regex name_re(R"(`(\w+\.\w+)`)");
   for (const std::string &row : rows) {
