@@ -16,6 +16,7 @@
 
 #include <stdint.h>
 
+#include "config.h"
 #include "sframe/rule.h"
 #include "sfu/sframe.h"
 
@@ -57,6 +58,8 @@ enum class IndexAnswer {
 // What the index says for pc, which the caller knows lies in [t.text_start, t.text_end). At most
 // kMaxChanges byte compares.
 [[gnu::always_inline]] inline IndexAnswer find_in_index(const sfu_table &t, uint64_t pc, sfu_row &row) {
+  // Without CONFIG_SFU_BLOCK_INDEX no index is read (sfu_table_find ignores one too): searched.
+  if (!config::kBlockIndex) return IndexAnswer::kSearch;
   const uint8_t *index = __atomic_load_n(&t.index, __ATOMIC_ACQUIRE);  // built before published
   if (!index) return IndexAnswer::kSearch;
   const uint64_t at = pc - t.text_start;

@@ -230,7 +230,7 @@ void retire_rows(sfu_module &m);
     case sframe::IndexAnswer::kNoRow: return SFU_E_NO_FUNCTION;
     case sframe::IndexAnswer::kSearch: e = sfu_table_find(&m.table, pc, &row); break;
   }
-  if (e == SFU_OK) remember_row(m, pc, row);
+  if (kRowCacheEntries && e == SFU_OK) remember_row(m, pc, row);  // no cache: no call
   return e;
 }
 

@@ -143,42 +143,6 @@ sfu_stop eval_fp(const Walk<Arch> &w, const sfu_rule &r, uint64_t cfa, Caller &o
   return s == SFU_STOP_READ_REFUSED ? s : SFU_STOP_NONE;
 }
 
-// eval_ra, strip_ra and eval_fp as one pass over the two rules, built for size: one copy of
-// eval_value, which s390x folds into each caller (call_levels.h): two calls, two copies.
-// The same reads in the same order, the same results and stops.
-template <class Arch>
-sfu_stop eval_ra_fp(const Walk<Arch> &w, const sfu_row &row, Caller &out) {
-  const sfu_cursor &c = w.c;
-  for (int fp = 0; fp < 2; fp++) {
-    const sfu_rule &r = fp ? row.fp : row.ra;
-    uint64_t &value = fp ? out.fp : out.ra;
-    sfu_stop s;
-    if (r.kind == SFU_RULE_UNDEFINED) {
-      if (!fp) return SFU_STOP_END;
-      continue;  // the FP unknown: the walk goes on without it
-    }
-    if (fp && (r.kind == SFU_RULE_UNCHANGED ||
-               (r.kind == SFU_RULE_AT_CFA && fp_slot_dead(c.fp_known, c.sp, out.cfa + uint64_t(int64_t(r.offset)))))) {
-      out.fp_known = c.fp_known;
-      out.fp = c.fp;
-      continue;
-    }
-    if (r.kind == SFU_RULE_UNCHANGED) {  // the RA
-      if (Arch::kLinkRegister < 0 || !c.topmost) return SFU_STOP_RA_NOT_RECOVERABLE;
-      s = w.reg(uint32_t(Arch::kLinkRegister), value);
-    } else {
-      s = eval_value(w, r, out.cfa, value);
-    }
-    if (fp) {
-      out.fp_known = s == SFU_STOP_NONE;
-      if (s != SFU_STOP_READ_REFUSED) s = SFU_STOP_NONE;
-    }
-    if (s) return s;
-    if (!fp) out.ra = Arch::strip_ra(out.ra, row.flags & SFU_ROW_RA_SIGNED, c.arm64_va_bits);
-  }
-  return SFU_STOP_NONE;
-}
-
 // The stack the walk is on: always a declared one (sfu_walk_start and check_cfa give no other
 // index, and a step runs only after a good start).
 inline const sfu_stack &walk_stack(const sfu_cursor &c) { return c.config->stacks[c.stack_index]; }
@@ -232,13 +196,9 @@ sfu_stop from_row(const Walk<Arch> &w, const sfu_row &row, Caller &out, int &sta
   if (row.flags & SFU_ROW_OUTERMOST) return SFU_STOP_END;
   if (sfu_stop s = eval_cfa(w, row.cfa, out.cfa)) return s;
   if (sfu_stop s = check_cfa<Arch>(w.c, out.cfa, stack)) return s;
-  if constexpr (config::kForSize) {
-    if (sfu_stop s = eval_ra_fp<Arch>(w, row, out)) return s;
-  } else {
-    if (sfu_stop s = eval_ra<Arch>(w, row.ra, out.cfa, out.ra)) return s;
-    out.ra = Arch::strip_ra(out.ra, row.flags & SFU_ROW_RA_SIGNED, w.c.arm64_va_bits);
-    if (sfu_stop s = eval_fp<Arch>(w, row.fp, out.cfa, out)) return s;
-  }
+  if (sfu_stop s = eval_ra<Arch>(w, row.ra, out.cfa, out.ra)) return s;
+  out.ra = Arch::strip_ra(out.ra, row.flags & SFU_ROW_RA_SIGNED, w.c.arm64_va_bits);
+  if (sfu_stop s = eval_fp<Arch>(w, row.fp, out.cfa, out)) return s;
   out.exact_pc = row.flags & SFU_ROW_SIGNAL_FRAME;
   out.source = out.exact_pc ? SFU_SOURCE_SIGNAL_FRAME : SFU_SOURCE_TABLE;
   return SFU_STOP_NONE;
@@ -409,10 +369,7 @@ template <class Arch>
   } else {
     count_miss();
     prefetch_buckets<Arch>(c, *m);  // the table is read: the buckets of the frames ahead too
-    // With no cache to fill and no index built at registration, the table is searched directly
-    // (it still narrows by an index a kernel built itself, which gives the same rows).
-    e = config::kRowCacheEntries || config::kBlockIndex ? find_and_keep_row(*m, lookup, row)
-                                                        : sfu_table_find(&m->table, lookup, &row);
+    e = find_and_keep_row(*m, lookup, row);
   }
   if (e == SFU_E_NO_FUNCTION || e == SFU_E_NO_ROW) {
     if (sfu_stop s = fallback<Arch>(w, caller, stack)) return s;
