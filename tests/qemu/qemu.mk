@@ -169,6 +169,18 @@ $(BUILD)/walk-only/%/libsfu.a: qemu-force $(WALK_ONLY_CONFIG_STAMP)
 	@$(MAKE) --no-print-directory ARCH=$* BUILD=$(BUILD)/walk-only KCONFIG_CONFIG=$(WALK_ONLY_CONFIG) \
 		SFU_INSTALL_DEPS=no lib
 
+# The core without its fast paths (configs/no-cache.config: no row cache, prefetch or block index),
+# for the every-instruction kernels' second run: $(BUILD)/no-cache/<arch>/libsfu.a.
+NO_CACHE_CONFIG := configs/no-cache.config
+NO_CACHE_CONFIG_STAMP := $(BUILD)/no-cache/config/sfu_autoconf.h.stamp
+$(NO_CACHE_CONFIG_STAMP): Kconfig scripts/kconfig.py $(NO_CACHE_CONFIG) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(PYTHON) scripts/kconfig.py header Kconfig $(NO_CACHE_CONFIG) $(@:.stamp=)
+	@touch $@
+$(BUILD)/no-cache/%/libsfu.a: qemu-force $(NO_CACHE_CONFIG_STAMP)
+	@$(MAKE) --no-print-directory ARCH=$* BUILD=$(BUILD)/no-cache KCONFIG_CONFIG=$(NO_CACHE_CONFIG) \
+		SFU_INSTALL_DEPS=no lib
+
 QEMU_RUNS :=
 QEMU_KERNELS :=
 -include $(sort $(wildcard tests/qemu/*/kernel.mk))
