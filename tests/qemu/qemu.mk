@@ -181,6 +181,18 @@ $(BUILD)/no-cache/%/libsfu.a: qemu-force $(NO_CACHE_CONFIG_STAMP)
 	@$(MAKE) --no-print-directory ARCH=$* BUILD=$(BUILD)/no-cache KCONFIG_CONFIG=$(NO_CACHE_CONFIG) \
 		SFU_INSTALL_DEPS=no lib
 
+# The default core with the profiler (configs/profile.config: CONFIG_SFU_PROFILE=y), for the
+# profile kernels (docs/profiling.md): $(BUILD)/profile/<arch>/libsfu.a.
+PROFILE_CONFIG := configs/profile.config
+PROFILE_CONFIG_STAMP := $(BUILD)/profile/config/sfu_autoconf.h.stamp
+$(PROFILE_CONFIG_STAMP): Kconfig scripts/kconfig.py $(PROFILE_CONFIG) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(PYTHON) scripts/kconfig.py header Kconfig $(PROFILE_CONFIG) $(@:.stamp=)
+	@touch $@
+$(BUILD)/profile/%/libsfu.a: qemu-force $(PROFILE_CONFIG_STAMP)
+	@$(MAKE) --no-print-directory ARCH=$* BUILD=$(BUILD)/profile KCONFIG_CONFIG=$(PROFILE_CONFIG) \
+		SFU_INSTALL_DEPS=no lib
+
 QEMU_RUNS :=
 QEMU_KERNELS :=
 -include $(sort $(wildcard tests/qemu/*/kernel.mk))
