@@ -17,6 +17,9 @@ picks a seed (SFU_RELOC_SEED if set, else random; printed, to replay a run), put
 QEMU command where it says {seed}, names the frames at the bias the runner finds itself, and
 checks the move and every host command on the moved image (check_reloc). --keep DIR keeps the
 serial log, the kernel, the record and the dumps; --breakpad BIN is where minidump_stackwalk is.
+
+A profile kernel's run (--profile DIR, scenario 12) checks `sfu profile`'s table and folded stacks
+against what the kernel printed (profile_check.py) and keeps the log and kernel in DIR.
 """
 import argparse
 import base64
@@ -29,6 +32,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import profile_check
 
 # A frame line up to its source; then the module and, when the module has symbols, the symbol.
 FRAME_START = r'^\s*#(\d+)\s+(\?\s+)?0x([0-9a-f]+)\s+sp 0x[0-9a-f]+\s+\S+\s+\[(\w+)\]'
@@ -1060,6 +1065,8 @@ def main():
     ap.add_argument('--breakpad', help='with --reloc: the directory of Breakpad\'s dump_syms and minidump_stackwalk')
     ap.add_argument('--no-names', action='store_true',
                     help='a core without names (CONFIG_SFU_NAMES=n): stop codes, no function names')
+    ap.add_argument('--profile', metavar='DIR',
+                    help='a profile kernel\'s run (profile_check.py): its checks, its log and image kept in DIR')
     ap.add_argument('qemu', nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.qemu[1:] if a.qemu and a.qemu[0] == '--' else a.qemu
@@ -1085,6 +1092,8 @@ def main():
                                          a.crash, a.log, a.keep, reloc, a.no_names)
     if killed:
         failures.insert(0, ('boot', killed))
+    if a.profile:
+        profile_check.add_to(scenarios, a.sfu, a.elf, a.log, a.profile)
 
     for name, ok, total in counted:
         print('qemu: %s %s: %d of %d correct' % (a.label, name, ok, total))
