@@ -21,6 +21,8 @@ void timer_start(unsigned interval_us, void (*hook)(struct trap_frame *tf)) {
   __asm__ volatile("stosm %0,%1" : "=Q"(old_mask) : "i"(PSW_MASK_EXT >> 56) : "memory");
 }
 
+void timer_set_interval_ns(uint64_t interval_ns) { interval = interval_ns * 4096 / 1000; }
+
 void timer_stop(void) {
   uint8_t old_mask;
   __asm__ volatile("stnsm %0,%1" : "=Q"(old_mask) : "i"(~(PSW_MASK_EXT >> 56) & 0xff) : "memory");
