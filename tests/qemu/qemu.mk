@@ -13,7 +13,7 @@
 #   QEMU_CFLAGS_<arch>   kernel C flags: -O2, no frame pointers, freestanding, the core's arch flags
 #   QEMU_COMMON_SRCS     tests/qemu/common/*.c, to compile into every kernel (crash*.c: only into
 #                        the crash kernels, the variants named crash*; smp*: the smp kernels';
-#                        reloc.c: the reloc kernels')
+#                        reloc.c: the reloc kernels'; profile.c: the profile kernels')
 #   QEMU_CRASH_VARIANTS  those names; qemu_reset_command (below)
 #   QEMU_CRASH_AREA_VARIANTS  every variant whose image has the crash area: those two, and the
 #                        SMP ones an architecture builds (crash-smp: common/crash-smp.c, two CPUs
@@ -26,7 +26,8 @@
 
 QEMU_DIR := $(BUILD)/qemu
 QEMU_TIMEOUT ?= 120
-QEMU_COMMON_SRCS := $(filter-out tests/qemu/common/crash% tests/qemu/common/smp% tests/qemu/common/reloc%,\
+QEMU_COMMON_SRCS := $(filter-out tests/qemu/common/crash% tests/qemu/common/smp% tests/qemu/common/reloc% \
+	tests/qemu/common/profile%,\
 	$(sort $(wildcard tests/qemu/common/*.c)))
 # Scenario 9's shared half, for the smp kernels: $(call qemu_smp_objs,DIR) (smp.c and the module
 # blob, smp-blob.S, which needs -DMODULE_BIN='"PATH"' among the kernel's flags). The module
