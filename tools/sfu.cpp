@@ -18,7 +18,7 @@ const Command kHelpCommand = {"help", "[COMMAND]", "show this text, or one comma
 
 const Command *const kCommands[] = {
     &kHelpCommand, &kDumpCommand, &kGenCommand, &kVerifyCommand, &kDiffCommand, &kSymbolizeCommand, &kCrashCommand,
-    &kSymbolsCommand, &kBreakpadCommand, &kMinidumpCommand, &kStackwalkCommand, &kNameCommand,
+    &kSymbolsCommand, &kBreakpadCommand, &kMinidumpCommand, &kStackwalkCommand, &kNameCommand, &kProfileCommand,
 };
 
 const Command *find_command(const std::string &name) {

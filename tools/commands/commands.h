@@ -16,5 +16,6 @@ extern const Command kBreakpadCommand;   // breakpad.cpp
 extern const Command kMinidumpCommand;   // minidump.cpp
 extern const Command kStackwalkCommand;  // stackwalk.cpp
 extern const Command kNameCommand;       // name.cpp
+extern const Command kProfileCommand;    // profile.cpp
 
 }  // namespace sfu::tools::cli

@@ -160,28 +160,24 @@ void compare_walks(const sfu_crash_view &v, const std::vector<CrashImage> &image
 
 }  // namespace
 
-// Of several images with the module's build-id (a stripped image and its debug copy, or one file
-// given twice), the one with DWARF, then the one with function symbols, then the first given.
-static int rank(const CrashImage &img) {
+int image_rank(const CrashImage &img) {
   const ElfSectionHeader *info = img.elf.section(".debug_info");
   return (info && info->type != kShtNobits && info->size ? 2 : 0) + (img.elf.functions.empty() ? 0 : 1);
 }
 
-// Where the module ran, from the image's given address or the module's text range; refused when
-// that cannot be told, or puts the module's text outside the image's code.
-static bool place_module(const CrashImage &img, const sfu_crash_module &rm, const std::string &which, LoadBias &out,
-                         std::string &error) {
+bool place_module(const CrashImage &img, uint64_t text_start, uint64_t text_end, const std::string &which,
+                  LoadBias &out, std::string &error) {
   std::string why;
   if (img.placed && !given_load_bias(img.elf, img.placed_at, out, why))
     return (error = img.path + "@" + hex(img.placed_at) + ": " + why, false);
-  if (!img.placed && !find_load_bias(img.elf, rm.text_start, rm.text_end, out, why))
+  if (!img.placed && !find_load_bias(img.elf, text_start, text_end, out, why))
     return (error = img.path + ": cannot tell where " + which + " ran: " + why + "; give the image as --image " +
                     img.path + "@ADDRESS, ADDRESS the run-time address of its first loaded byte",
             false);
-  if (!holds_code(img.elf, rm.text_start - out.bias, rm.text_end - out.bias))
-    return (error = which + "'s text ran at " + hex(rm.text_start) + "-" + hex(rm.text_end) + "; " + img.path +
+  if (!holds_code(img.elf, text_start - out.bias, text_end - out.bias))
+    return (error = which + "'s text ran at " + hex(text_start) + "-" + hex(text_end) + "; " + img.path +
                     " moved by " + bias_text(out.bias) + " (" + out.how + ") has no code there (link addresses " +
-                    hex(rm.text_start - out.bias) + "-" + hex(rm.text_end - out.bias) + "): the wrong address?",
+                    hex(text_start - out.bias) + "-" + hex(text_end - out.bias) + "): the wrong address?",
             false);
   return true;
 }
@@ -205,7 +201,7 @@ bool match_modules(const sfu_crash_view &v, const std::vector<CrashImage> &image
       if (!rm.build_id_size || images[k].build_id != std::vector<uint8_t>(rm.build_id, rm.build_id + rm.build_id_size))
         continue;
       used[k] = true;
-      if (m.image[i] < 0 || rank(images[k]) > rank(images[m.image[i]])) m.image[i] = int(k);
+      if (m.image[i] < 0 || image_rank(images[k]) > image_rank(images[m.image[i]])) m.image[i] = int(k);
       if (m.table_image[i] < 0 && images[k].has_table) m.table_image[i] = int(k);
     }
     if (m.image[i] >= 0) {
@@ -217,7 +213,7 @@ bool match_modules(const sfu_crash_view &v, const std::vector<CrashImage> &image
       if (options.lines && !img.source.has_debug_info())
         return (error = img.path + ": no DWARF debug information for file:line: build it with -g, or pass --no-lines",
                 false);
-      if (!place_module(img, rm, which, m.bias[i], error)) return false;
+      if (!place_module(img, rm.text_start, rm.text_end, which, m.bias[i], error)) return false;
       continue;
     }
     if (!m.holds_frames[i] || !options.images_required) continue;  // nothing needs its image

@@ -39,6 +39,18 @@ struct ReportOptions {
   bool images_required = true;  // a module holding frames must have an image
 };
 
+// Where a module (`which`, for messages: "module 0 (kernel)") whose text ran at
+// [text_start, text_end) sits against img: the bias from the image's given address or from that
+// range; refused when that cannot be told, or puts the module's text outside the image's code.
+// match_modules places each module with it, `sfu profile` each profile's.
+bool place_module(const CrashImage &img, uint64_t text_start, uint64_t text_end, const std::string &which,
+                  LoadBias &out, std::string &error);
+
+// Of several images with a module's build-id (a stripped image and its debug copy, or one file
+// given twice), the one with the highest rank serves it: DWARF 2, function symbols 1 (ties: the
+// first given).
+int image_rank(const CrashImage &img);
+
 // Which image serves each of a record's modules: matched by build-id, of several the one with
 // DWARF, then the one with function symbols, then the first given (the re-walk's table from it or,
 // when it has none, from the first of them with one); every one matched counts as used. And where
