@@ -11,12 +11,14 @@ The profile kernel prints, after its ticks:
 and the checks are:
 
 - 12-profile-raw: the second count is whole (S lines, N samples, at least MIN_SAMPLES) and
-  counts the ticks the profile says it took.
+  counts the ticks the profile says it took, its walks stopped for the reasons the profile's
+  sfu-profile-stopped lines count.
 - 12-profile-top: `sfu profile LOG --image ELF --format top` gives each NAME a share within
   TOLERANCE percentage points of PARTS/TOTAL, and the same count the raw stacks give it.
 - 12-profile-folded: `sfu profile ... --format folded` equals the raw stacks folded here: each
   address named with `sfu symbolize ELF ADDR...` (the function of the symbol table, as
-  `sfu profile` names a frame), outermost first, joined with ';', counts added up per stack.
+  `sfu profile` names a frame; one in no function by its address), outermost first, joined with
+  ';', counts added up per stack.
 
 DIR keeps the run: serial.log, kernel.elf, and what each command printed (top.txt,
 folded.txt) with the folding of the raw stacks (raw.folded).
@@ -35,6 +37,7 @@ RAW_STACK = re.compile(r'^sfu-raw-stack (\d+) (\S+)((?: 0x[0-9a-f]+)+)\s*$')
 RAW_END = re.compile(r'^sfu-raw-end stacks=(\d+) samples=(\d+)\s*$')
 # The profile's end line (docs/profile-format.md), after any console prefix.
 PROFILE_END = re.compile(r'sfu-profile-end samples=(\d+) counted=(\d+) lines=(\d+) 0x[0-9a-f]{8}\s*$')
+PROFILE_STOPPED = re.compile(r'sfu-profile-stopped (\S+) (\d+) 0x[0-9a-f]{8}\s*$')
 # A line of `sfu profile --format folded`: "root;...;leaf COUNT".
 FOLDED = re.compile(r'^(\S(?:.*\S)?) (\d+)$')
 
@@ -47,6 +50,7 @@ class Raw:
         self.stacks = []  # (count, stop, [addr, ...] innermost first)
         self.end = None   # (stacks, samples) of the sfu-raw-end line
         self.profile_samples = []  # samples= of each sfu-profile-end line
+        self.profile_stopped = {}  # stop reason -> samples, from the sfu-profile-stopped lines
         self.bad = []     # lines that start like ours and do not parse
 
 
@@ -76,6 +80,9 @@ def parse(lines):
             m = PROFILE_END.search(line)
             if m:
                 raw.profile_samples.append(int(m.group(1)))
+            m = PROFILE_STOPPED.search(line)
+            if m:
+                raw.profile_stopped[m.group(1)] = raw.profile_stopped.get(m.group(1), 0) + int(m.group(2))
     return raw
 
 
@@ -96,6 +103,13 @@ def check_raw(raw):
         whys.append('%d profiles printed, expected 1' % len(raw.profile_samples))
     elif raw.profile_samples[0] != samples:
         whys.append('the profile took %d samples, the raw count %d' % (raw.profile_samples[0], samples))
+    stops = {}
+    for count, stop, _ in raw.stacks:
+        stops[stop] = stops.get(stop, 0) + count
+    if stops != raw.profile_stopped:
+        whys.append('the profile\'s walks stopped %s, the raw count\'s %s' % (
+            ', '.join('%s %d' % kv for kv in sorted(raw.profile_stopped.items())) or 'nowhere',
+            ', '.join('%s %d' % kv for kv in sorted(stops.items())) or 'nowhere'))
     if not raw.shares:
         whys.append('no sfu-share line: no known shares to compare')
     return whys
@@ -116,12 +130,17 @@ def symbolize(sfu, elf, addrs):
     return names
 
 
+def frame_name(names, addr):
+    """A frame's name: its function, or (in no function) its address, as `sfu profile` names a
+    frame of an image that did not move."""
+    return names.get(addr) or '0x%x' % addr
+
+
 def fold(raw, names):
-    """{'root;...;leaf': count} of the raw stacks, frames named by names (an address in no
-    function: '[unknown]', as `sfu profile` names it)."""
+    """{'root;...;leaf': count} of the raw stacks, frames named by names."""
     folded = {}
     for count, _, addrs in raw.stacks:
-        key = ';'.join(names.get(a) or '[unknown]' for a in reversed(addrs))
+        key = ';'.join(frame_name(names, a) for a in reversed(addrs))
         folded[key] = folded.get(key, 0) + count
     return folded
 
@@ -130,7 +149,7 @@ def self_counts(raw, names):
     """{function: samples whose innermost frame is in it}."""
     counts = {}
     for count, _, addrs in raw.stacks:
-        leaf = names.get(addrs[0]) or '[unknown]'
+        leaf = frame_name(names, addrs[0])
         counts[leaf] = counts.get(leaf, 0) + count
     return counts
 

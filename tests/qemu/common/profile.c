@@ -19,9 +19,28 @@
  * 8,000 instructions: shorter than the shortest interval, so ticks fall on every phase of it. */
 #define PROFILE_PART 400
 
+/* The period sfu profile and pprof print: the mean interval, in instructions of the workload. */
+#define PROFILE_PERIOD (PROFILE_INTERVAL_MIN * 3 / 2)
+
+/* What a kernel adds (docs/profiling.md and the README quote it). */
+/* porting.md: profile-kernel begin */
 static uint64_t profile_memory[SFU_PROFILE_MEMORY_SIZE(PROFILE_STACKS, PROFILE_DEPTH) / 8];
 static struct sfu_profile profile;
-static struct sfu_walk_config walk_config;
+static struct sfu_walk_config walk_config; /* the kernel's stacks and trap entries */
+
+static enum sfu_error profile_setup(void) {
+  struct sfu_profile_params params = {PROFILE_STACKS, PROFILE_DEPTH, PROFILE_PERIOD, "instructions"};
+  arch_walk_config(&walk_config);
+  return sfu_profile_init(&profile, profile_memory, sizeof profile_memory, &params);
+}
+
+/* From the timer interrupt, with the registers it interrupted. */
+static void profile_sample(const struct sfu_regs *regs) { sfu_profile_sample(&profile, regs, &walk_config); }
+
+/* Whenever the kernel likes: a shell command, the end of a boot, a panic. */
+static void profile_dump(void) { sfu_profile_print(&console, &profile); }
+/* porting.md: profile-kernel end */
+
 static volatile int profile_done;
 static volatile uint64_t rounds;
 static uint64_t ticks, lcg = 0x9e3779b97f4a7c15ull;
@@ -138,7 +157,7 @@ static uint64_t tally_print(void) {
 /* ---- The scenario ------------------------------------------------------------------------- */
 
 int profile_tick(const struct sfu_regs *regs) {
-  sfu_profile_sample(&profile, regs, &walk_config);
+  profile_sample(regs);
   tally_sample(regs);
   if (++ticks < PROFILE_SAMPLES) return 1;
   profile_done = 1;
@@ -156,11 +175,7 @@ static void share(const char *name, unsigned parts) {
 }
 
 int scenario_profile(void) {
-  arch_walk_config(&walk_config);
-  /* The period: the mean interval, in instructions of the workload. */
-  struct sfu_profile_params params = {PROFILE_STACKS, PROFILE_DEPTH, PROFILE_INTERVAL_MIN * 3 / 2,
-                                      "instructions"};
-  enum sfu_error err = sfu_profile_init(&profile, profile_memory, sizeof profile_memory, &params);
+  enum sfu_error err = profile_setup();
   if (err != SFU_OK) {
     kputs("sfu-error profile init ");
     sfu_print_error(&console, err);
@@ -174,7 +189,7 @@ int scenario_profile(void) {
   profile_run();
   arch_profile_stop();
 
-  sfu_profile_print(&console, &profile);
+  profile_dump();
   uint64_t tallied = tally_print();
 
   /* On the device: every tick sampled, none dropped or cut, and the tally whole. */
