@@ -10,6 +10,7 @@
 #include "crash/layout.h"
 #include "sframe/format.h"
 #include "sfu/crash.h"
+#include "tools/text/log_lines.h"
 
 namespace sfu::tools::crash {
 namespace {
@@ -34,12 +35,9 @@ struct Line {
   std::string rest;   // what follows "sfu-crash-KIND "
 };
 
-Line classify(size_t number, std::string text) {
-  while (!text.empty() && (text.back() == '\r' || text.back() == ' ' || text.back() == '\t')) text.pop_back();
-  Line l{number, "", "", ""};
-  size_t at = text.find(kMarker);
-  if (at == std::string::npos) return l;
-  l.body = text.substr(at);
+Line classify(size_t number, const std::string &text) {
+  Line l{number, "", marked_text(text, kMarker), ""};
+  if (l.body.empty()) return l;
   for (const char *kind : {"begin", "data", "end"}) {
     std::string head = std::string(kMarker) + "-" + kind + " ";
     if (l.body.compare(0, head.size(), head) == 0) {
@@ -201,12 +199,11 @@ class Log {
     }
     // "N BASE64 0xCRC": the CRC is that of the line's text up to the last base64 character.
     std::vector<std::string> w = words(l.rest);
-    uint64_t index, crc;
-    size_t cut = l.body.rfind(' ');
-    bool parsed = w.size() == 3 && parse_number(w[0], 10, index) && w[2].size() == 10 &&
-                  w[2].compare(0, 2, "0x") == 0 && parse_number(w[2].substr(2), 16, crc);
-    std::string summed = l.body.substr(0, cut);
-    if (!parsed || sfu_crc32(0, summed.data(), summed.size()) != crc) {
+    uint64_t index;
+    uint32_t crc = 0;
+    std::string summed;
+    bool parsed = w.size() == 3 && parse_number(w[0], 10, index) && split_line_crc(l.body, summed, crc);
+    if (!parsed || line_crc(summed) != crc) {
       bad_.emplace_back(l.number, "data line fails its checksum");
       return;
     }

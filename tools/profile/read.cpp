@@ -49,6 +49,14 @@ bool keyed(const std::string &word, const std::string &key, uint64_t &out) {
   return word.compare(0, key.size() + 1, key + "=") == 0 && decimal(word.substr(key.size() + 1), out);
 }
 
+// A unit as sfu_profile_init takes it: 1 to 32 printable ASCII bytes, no space.
+bool printable_word(const std::string &s) {
+  if (s.empty() || s.size() > 32) return false;
+  for (char c : s)
+    if (c <= ' ' || c > '~') return false;
+  return true;
+}
+
 // A stop or loss name as the device prints it: lowercase words joined by '-', or a code "S1".
 bool reason_word(const std::string &s) {
   return all_of(s, "abcdefghijklmnopqrstuvwxyz-") || (s.size() > 1 && s[0] == 'S' && all_of(s.substr(1), "0123456789"));
@@ -120,7 +128,7 @@ class Reader {
     p.first_line = number;
     uint64_t abi = 0;
     if (w.size() != 7 || w[1] != "v1" || !decimal(w[2], abi) || abi < 1 || abi > 4 || !keyed(w[3], "period", p.period) ||
-        w[4].compare(0, 5, "unit=") != 0 || !all_of(w[4].substr(5), "abcdefghijklmnopqrstuvwxyz0123456789-_") ||
+        w[4].compare(0, 5, "unit=") != 0 || !printable_word(w[4].substr(5)) ||
         !keyed(w[5], "stacks", p.max_stacks) || !keyed(w[6], "depth", p.max_depth))
       return bad_line(number, "a begin line is \"sfu-profile-begin v1 ABI period=P unit=UNIT stacks=S depth=D\"");
     p.abi = unsigned(abi);

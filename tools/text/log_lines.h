@@ -5,6 +5,7 @@
 // reading for `sfu crash` (tools/crash/records.cpp) and `sfu profile` (tools/profile/read.cpp).
 #pragma once
 
+#include <cctype>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -21,13 +22,13 @@ inline std::string marked_text(std::string line, const std::string &marker) {
   return at == std::string::npos ? std::string() : line.substr(at);
 }
 
-// A line's closing CRC: its last word is "0x" and 8 lowercase hex digits; `covered` is the text
+// A line's closing CRC: its last word is "0x" and 8 hex digits; `covered` is the text
 // before the space in front of it. False when the line does not end so.
 inline bool split_line_crc(const std::string &body, std::string &covered, uint32_t &crc) {
   size_t sp = body.rfind(' ');
   if (sp == std::string::npos || body.size() - sp - 1 != 10 || body.compare(sp + 1, 2, "0x") != 0) return false;
   for (size_t i = sp + 3; i < body.size(); i++)
-    if (!((body[i] >= '0' && body[i] <= '9') || (body[i] >= 'a' && body[i] <= 'f'))) return false;
+    if (!std::isxdigit(static_cast<unsigned char>(body[i]))) return false;
   crc = uint32_t(std::strtoul(body.c_str() + sp + 3, nullptr, 16));
   covered = body.substr(0, sp);
   return true;
