@@ -196,6 +196,7 @@ $(BUILD)/profile/%/libsfu.a: qemu-force $(PROFILE_CONFIG_STAMP)
 
 QEMU_RUNS :=
 QEMU_KERNELS :=
+QEMU_EVERY_RUNS :=
 -include $(sort $(wildcard tests/qemu/*/kernel.mk))
 
 .PHONY: qemu-test qemu-kernels demo

@@ -134,6 +134,32 @@ $(eval $(call x86_variant,walk-only,gen,2,$(X86_ARCH_SRCS) $(X86_TEST_SRCS)))
 QEMU_KERNELS += $(X86_OUT)/walk-only.elf
 QEMU_RUNS += "x86_64 walk-only|$(X86_OUT)/walk-only.elf|$(X86_QEMU)|--no-names"
 
+# Scenario 12 (common/profile.c; tests/qemu/README.md, "The profile kernels"): profile.elf, gen-v3
+# with profile/main.c, linked against the core with the profiler (qemu.mk). Its run checks `sfu
+# profile`'s shares and folded stacks (run.py --profile) and keeps the log and image in profile/.
+X86_VFLAGS_profile := -DKERNEL_BLOCK_INDEX
+X86_LIB_profile := $(BUILD)/profile/x86_64/libsfu.a
+X86_EXTRA_OBJS_profile := $(X86_OUT)/profile/common/profile.c.o
+$(eval $(call x86_variant,profile,gen,3,$(X86_ARCH_SRCS) profile/main.c))
+QEMU_KERNELS += $(X86_OUT)/profile.elf
+QEMU_RUNS += "x86_64 profile|$(X86_OUT)/profile.elf|$(X86_QEMU)|--profile $(X86_OUT)/profile"
+
+# The every-instruction kernels (every.c; tests/qemu/README.md, "Every instruction"): the whole
+# body single-stepped, a checked walk at each instruction, sampled walks compared with gdb's.
+# every-TABLE with the defaults (row cache, block index: registered with index memory), then
+# every-TABLE-no-cache against the core without them (qemu.mk), registered without an index.
+X86_EVERY_SRCS := $(X86_ARCH_SRCS) every.c step.c workload.c
+X86_EVERY_TABLES := gas-v1:gas:1 gen-v2:gen:2 gen-v3:gen:3
+x86_every_field = $(word $(2),$(subst :, ,$(1)))
+$(foreach t,$(X86_EVERY_TABLES),\
+	$(eval X86_VFLAGS_every-$(call x86_every_field,$(t),1) := -DKERNEL_BLOCK_INDEX)\
+	$(eval $(call x86_variant,every-$(call x86_every_field,$(t),1),$(call x86_every_field,$(t),2),$(call x86_every_field,$(t),3),$(X86_EVERY_SRCS)))\
+	$(eval X86_LIB_every-$(call x86_every_field,$(t),1)-no-cache := $(BUILD)/no-cache/x86_64/libsfu.a)\
+	$(eval $(call x86_variant,every-$(call x86_every_field,$(t),1)-no-cache,$(call x86_every_field,$(t),2),$(call x86_every_field,$(t),3),$(X86_EVERY_SRCS))))
+X86_EVERY := $(foreach t,$(X86_EVERY_TABLES),every-$(call x86_every_field,$(t),1) every-$(call x86_every_field,$(t),1)-no-cache)
+QEMU_KERNELS += $(foreach v,$(X86_EVERY),$(X86_OUT)/$(v).elf)
+QEMU_EVERY_RUNS += $(foreach v,$(X86_EVERY),"x86_64|$(v:every-%=%)|$(X86_OUT)/$(v).elf|$(X86_QEMU)")
+
 X86_VARIANTS := gas-v1 gen-v2 gen-v3 demo
 QEMU_KERNELS += $(foreach v,$(X86_VARIANTS),$(X86_OUT)/$(v).elf)
 QEMU_RUNS += $(foreach v,$(X86_VARIANTS),"x86_64 $(v)|$(X86_OUT)/$(v).elf|$(X86_QEMU)")

@@ -1,10 +1,13 @@
-/* Scenario 3: single-stepping. An int3 in step_root sets RFLAGS.TF in the trap frame, so the
- * CPU raises #DB after every instruction until the second int3 clears it. At each step the
+/* Single-stepping: scenario 3, and the every-instruction kernels' whole workload (every.c). An
+ * int3 in step_root sets RFLAGS.TF in the trap frame, so the CPU raises #DB after every
+ * instruction until the second int3 clears it. At each step the
  * handler walks from the trap registers and compares every frame with a shadow stack it keeps
  * itself: it sees each call (RSP down by 8, a return address just past the last instruction on
  * top) and each return (RSP up by 8, RIP the address the call left), so it knows exactly which
- * return addresses the stack holds. The code stepped is the common chain with the sampling
- * workload at its bottom. The kernel counts correct walks: "sfu-count 3-single-step OK TOTAL". */
+ * return addresses the stack holds. The code stepped is the common chain with a body at its
+ * bottom: scenario 3's is the sampling workload. The kernel counts correct walks: "sfu-count NAME
+ * OK TOTAL". Every oracle_every-th step's walk is handed to gdb as well (common/oracle.h). */
+#include "oracle.h"
 #include "x86.h"
 
 #define MAX_DEPTH 64
@@ -19,11 +22,13 @@ static struct {
   unsigned depth;
   uint64_t prev_rip, prev_rsp;
   unsigned ok, total, reported;
+  const char *name;
 } st;
 
 static void report(const struct trap_frame *f, unsigned frame, uint64_t got, uint64_t want) {
   if (st.reported++ >= MAX_REPORTS) return;
-  kputs("3-single-step: at rip ");
+  kputs(st.name);
+  kputs(": at rip ");
   kput_hex(f->rip);
   kputs(" frame ");
   kput_dec(frame);
@@ -36,20 +41,17 @@ static void report(const struct trap_frame *f, unsigned frame, uint64_t got, uin
 
 /* Walks from the step's registers; 1 if every frame is the expected one and the walk ends
  * cleanly right after the last. */
-static int check_step(const struct trap_frame *f) {
+static int check_step(const struct trap_frame *f, const struct sfu_regs *regs,
+                      const struct sfu_walk_config *config) {
   uint64_t want[MAX_FRAMES];
   unsigned n = 0;
   want[n++] = f->rip;
   for (unsigned i = st.depth; i > 0 && n < MAX_FRAMES; i--) want[n++] = st.shadow[i - 1];
   for (unsigned i = 0; i < st.base_n && n < MAX_FRAMES; i++) want[n++] = st.base[i];
 
-  struct sfu_regs regs;
-  struct sfu_walk_config config = {0};
   struct sfu_cursor cursor;
   struct sfu_frame frame;
-  trap_regs(f, &regs);
-  arch_walk_config(&config);
-  sfu_walk_start(&cursor, &regs, &config);
+  sfu_walk_start(&cursor, regs, config);
   unsigned i = 0;
   for (; sfu_walk_next(&cursor, &frame); i++) {
     if (i >= n || frame.pc != want[i]) {
@@ -64,11 +66,25 @@ static int check_step(const struct trap_frame *f) {
   return 1;
 }
 
+/* The step's registers in oracle.h's x86_64 order, and the same walk, for gdb. */
+static void hand_over(const struct trap_frame *f, const struct sfu_regs *regs,
+                      const struct sfu_walk_config *config) {
+  const uint64_t r[] = {f->rip, f->rsp, f->rbp, f->rax, f->rbx, f->rcx, f->rdx, f->rsi, f->rdi,
+                        f->r8,  f->r9,  f->r10, f->r11, f->r12, f->r13, f->r14, f->r15, f->rflags};
+  for (unsigned i = 0; i < sizeof r / sizeof r[0]; i++) oracle_point.regs[i] = r[i];
+  oracle_point.num_regs = sizeof r / sizeof r[0];
+  oracle_point.serial = st.total;
+  oracle_record_walk(regs, config);
+  oracle_handover();
+}
+
 static void on_debug(struct trap_frame *f) {
   uint64_t top = *(const uint64_t *)(uintptr_t)f->rsp;
   if (f->rsp == st.prev_rsp - 8 && top > st.prev_rip && top <= st.prev_rip + 15 && f->rip != top) {
     if (st.depth == MAX_DEPTH) {
-      kputs("sfu-error 3-single-step: calls nest too deep\n");
+      kputs("sfu-error ");
+      kputs(st.name);
+      kputs(": calls nest too deep\n");
       kernel_done(1);
     }
     st.shadow[st.depth++] = top; /* a call */
@@ -78,7 +94,12 @@ static void on_debug(struct trap_frame *f) {
   st.prev_rip = f->rip;
   st.prev_rsp = f->rsp;
   st.total++;
-  st.ok += check_step(f);
+  struct sfu_regs regs;
+  struct sfu_walk_config config = {0};
+  trap_regs(f, &regs);
+  arch_walk_config(&config);
+  st.ok += check_step(f, &regs, &config);
+  if (oracle_due()) hand_over(f, &regs, &config);
 }
 
 static void on_breakpoint(struct trap_frame *f) {
@@ -97,7 +118,9 @@ static void on_breakpoint(struct trap_frame *f) {
   enum sfu_stop why;
   size_t n = sfu_backtrace(&regs, &config, pcs, MAX_FRAMES, &why);
   if (why != SFU_STOP_END || n < 2) {
-    kputs("sfu-error 3-single-step: no clean walk from step_root\n");
+    kputs("sfu-error ");
+    kputs(st.name);
+    kputs(": no clean walk from step_root\n");
     kernel_done(1);
   }
   st.base_n = 0;
@@ -109,20 +132,26 @@ static void on_breakpoint(struct trap_frame *f) {
   f->rflags |= RFLAGS_TF;
 }
 
-static void step_leaf(void) { workload_run(16); }
-
-static noipa void step_root(void) {
+static noipa void step_root(void (*body)(void)) {
   __asm__ volatile("int3" ::: "memory");
-  run_chain(step_leaf);
+  run_chain(body);
   __asm__ volatile("int3" ::: "memory");
 }
 
-int scenario_step(void) {
+void step_through(const char *name, void (*body)(void)) {
+  st.name = name;
+  st.ok = st.total = st.reported = 0;
   trap_set_handler(VEC_BP, on_breakpoint);
   trap_set_handler(VEC_DB, on_debug);
-  step_root();
+  step_root(body);
   trap_set_handler(VEC_DB, 0);
   trap_set_handler(VEC_BP, 0);
-  kernel_count("3-single-step", st.ok, st.total);
+  kernel_count(name, st.ok, st.total);
+}
+
+static void step_leaf(void) { workload_run(16); }
+
+int scenario_step(void) {
+  step_through("3-single-step", step_leaf);
   return 0;
 }

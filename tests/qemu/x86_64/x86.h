@@ -125,6 +125,11 @@ int scenario_reentry(void); /* 10: a walk in a walk (NMI), a faulting stack read
 /* A run of the sampling workload (workload.c), also what single-stepping walks through. */
 void workload_run(unsigned rounds);
 
+/* Steps body() (called from step_root through the common chain) instruction by instruction,
+ * checking the walk at each against a shadow stack, and prints "sfu-count NAME OK TOTAL" (step.c):
+ * scenario 3 and the every-instruction kernels (every.c). */
+void step_through(const char *name, void (*body)(void));
+
 /* Port I/O and other instructions. */
 static inline void outb(uint16_t port, uint8_t v) {
   __asm__ volatile("outb %0, %1" ::"a"(v), "Nd"(port));

@@ -1,0 +1,232 @@
+"""The gdb half of the debugger oracle (tests/qemu/common/oracle.h; tests/qemu/README.md, "Every
+instruction"). Runs inside gdb-multiarch, attached to a stepping kernel held at reset (-S):
+
+    gdb-multiarch -q -batch -nx KERNEL.elf -ex 'target remote HOST:PORT' -x gdb_oracle.py
+
+with its parameters in the environment: ORACLE_ARCH (x86_64, arm64, s390x), ORACLE_EVERY (K: hand
+every K-th stepped walk over), ORACLE_OUT (the result, JSON) and ORACLE_DIR (one file per
+difference). At each handover it loads the interrupted registers the kernel saved into the CPU,
+unwinds with gdb's own DWARF CFI unwinder, compares PC and SP frame by frame with the frames the
+kernel's walk gave, puts the handler's registers back and continues, until the guest ends.
+classify() (plain Python, also used by runner_test.py) decides each comparison."""
+import json
+import os
+import struct
+import time
+
+# oracle.h's regs[] order, by gdb's register names.
+REGS = {
+    'x86_64': ['rip', 'rsp', 'rbp', 'rax', 'rbx', 'rcx', 'rdx', 'rsi', 'rdi'] +
+              ['r%d' % n for n in range(8, 16)] + ['eflags'],
+    'arm64': ['pc', 'sp'] + ['x%d' % n for n in range(31)] + ['cpsr'],
+    's390x': ['pswm', 'pswa'] + ['r%d' % n for n in range(16)] + ['f%d' % n for n in range(16)],
+}
+SP = {'x86_64': 'rsp', 'arm64': 'sp', 's390x': 'r15'}
+ENDIAN = {'x86_64': '<', 'arm64': '<', 's390x': '>'}
+# struct oracle_point: serial, num_regs, regs[40], num_frames, stop, pc[64], sp[64].
+MAX_FRAMES, MAX_REGS = 64, 40
+POINT_WORDS = 2 + MAX_REGS + 2 + 2 * MAX_FRAMES
+# SFU_STOP_END (include/sfu/unwind.h, after SFU_STOP_NONE): the walk reached the outermost frame.
+STOP_END = 1
+# arm64 kernels run with 48-bit virtual addresses: bits 48-63 of a signed return address hold
+# its PAC.
+ARM64_VA_MASK = (1 << 48) - 1
+
+EQUAL = 'equal'
+DIFFER = 'differ'
+# Named gdb limitations (tests/qemu/README.md, "What gdb cannot vouch for"), each shown on a
+# minimal case there.
+PAC_UNSTRIPPED = 'pac-unstripped'
+LIMITATIONS = (PAC_UNSTRIPPED,)
+
+
+def classify(arch, kernel, gdb_frames, gdb_stop):
+    """kernel: (frames [(pc, sp)], stop as enum sfu_stop); gdb_frames: [(pc, sp)] gdb gave, inline
+    frames left out; gdb_stop: gdb's reason for its last frame (gdb.frame_stop_reason_string).
+    Returns (EQUAL | DIFFER | a LIMITATIONS name, why). Equal: the same frames, PC and SP, and
+    both walks end at the same frame (gdb calls it outermost: its CFI leaves the return address
+    undefined) while the kernel's walk ends cleanly. pac-unstripped (arm64): gdb takes a return
+    address with its PAC bits for the PC (QEMU 7.2's gdb stub has no pauth registers, so gdb
+    cannot strip them), and cannot unwind past that frame: the frames agree up to it, where the PCs
+    differ in bits 48-63 only."""
+    frames, stop = kernel
+    for i, (k, g) in enumerate(zip(frames, gdb_frames)):
+        if k == g:
+            continue
+        if (arch == 'arm64' and g[0] != k[0] and g[0] & ARM64_VA_MASK == k[0] and g[1] == k[1]):
+            return PAC_UNSTRIPPED, 'frame #%d: gdb has pc 0x%x, the kernel 0x%x: the PAC bits left on' % (
+                i, g[0], k[0])
+        return DIFFER, 'frame #%d: gdb has pc 0x%x sp 0x%x, the kernel pc 0x%x sp 0x%x' % (i, g[0], g[1], k[0], k[1])
+    if len(gdb_frames) != len(frames):
+        return DIFFER, 'gdb gave %d frames (stopping with "%s"), the kernel %d' % (len(gdb_frames), gdb_stop, len(frames))
+    if stop != STOP_END:
+        return DIFFER, 'the kernel\'s walk stopped with stop %d, not end-of-stack' % stop
+    if gdb_stop != 'outermost':
+        return DIFFER, 'gdb stopped with "%s" where the kernel\'s walk ended' % gdb_stop
+    return EQUAL, None
+
+
+def unpack_point(arch, data):
+    words = struct.unpack(ENDIAN[arch] + '%dQ' % POINT_WORDS, bytes(data))
+    serial, num_regs = words[0], words[1]
+    regs = list(words[2:2 + num_regs])
+    num_frames, stop = words[2 + MAX_REGS], words[3 + MAX_REGS]
+    pcs = words[4 + MAX_REGS:4 + MAX_REGS + MAX_FRAMES]
+    sps = words[4 + MAX_REGS + MAX_FRAMES:]
+    return serial, regs, [(pcs[i], sps[i]) for i in range(num_frames)], stop
+
+
+def run_in_gdb():
+    import gdb
+
+    arch = os.environ['ORACLE_ARCH']
+    every = int(os.environ['ORACLE_EVERY'])
+    out = os.environ['ORACLE_OUT']
+    diff_dir = os.environ['ORACLE_DIR']
+    names = REGS[arch]
+    sp_name = SP[arch]
+    endian = ENDIAN[arch]
+    counts = {EQUAL: 0, DIFFER: 0}
+    for name in LIMITATIONS:
+        counts[name] = 0
+    virtual = [0, 0]  # inline frames, tail-call frames gdb gave and the comparison left out
+    result = {'every': every, 'compared': 0, 'counts': counts, 'diffs': [], 'ended': None,
+              'virtual': {'inline': 0, 'tailcall': 0}}
+    inferior = gdb.selected_inferior()
+    started = time.monotonic()
+
+    # The registers go to and from the CPU as the remote protocol's packets ('g' reads them all,
+    # 'P' writes one), past gdb's register cache, which is flushed after: a register written
+    # through gdb ('set $rsp = ...') makes gdb find its selected frame again by unwinding the whole
+    # stack each time, and, once the PC changed, select an older frame whose registers live in
+    # the stack's memory. Per register: its number in the packets, its place in 'g', its size.
+    remote = {}
+    for line in gdb.execute('maintenance print remote-registers', to_string=True).splitlines()[1:]:
+        w = line.split()
+        if len(w) >= 8 and w[0] in names:
+            remote[w[0]] = (int(w[-2]), int(w[-1]), int(w[4]))
+    missing = [n for n in names if n not in remote]
+    if missing:
+        raise gdb.GdbError('the gdb stub has no register %s' % ', '.join(missing))
+    order = 'little' if endian == '<' else 'big'
+
+    def packet(text):
+        said = gdb.execute('maintenance packet ' + text, to_string=True)
+        reply = said[said.index('received: "') + len('received: "'):].rstrip().rstrip('"')
+        if reply.startswith('E') and len(reply) == 3:
+            raise gdb.GdbError('the gdb stub refused %s: %s' % (text[:8], reply))
+        return reply
+
+    def read_all():
+        """The CPU's registers: ('g' reply, {name: hex} of ours beyond it, read one by one: a stub
+        may leave some out of 'g', as QEMU does with s390x's floating-point registers)."""
+        g = packet('g')
+        return g, {n: packet('p%x' % remote[n][0]) for n in names if len(g) < 2 * sum(remote[n][1:])}
+
+    def write_all(state):
+        g, rest = state
+        if packet('G' + g) != 'OK':
+            raise gdb.GdbError('the gdb stub did not write the registers')
+        for name, value in rest.items():
+            if packet('P%x=%s' % (remote[name][0], value)) != 'OK':
+                raise gdb.GdbError('the gdb stub did not write %s' % name)
+        gdb.execute('maintenance flush register-cache', to_string=True)
+
+    def with_regs(state, regs):
+        """The registers of state with the kernel's in place of this architecture's list."""
+        g, rest = state[0], dict(state[1])
+        for name, raw in zip(names, regs):
+            nr, off, size = remote[name]
+            value = (raw & (1 << 8 * size) - 1).to_bytes(size, order).hex()
+            if name in rest:
+                rest[name] = value
+            else:
+                g = g[:2 * off] + value + g[2 * (off + size):]
+        return g, rest
+
+    def unwind():
+        """gdb's frames [(pc, sp)] and its reason to stop. Left out: the frames gdb makes up that
+        have nothing on the stack, a function inlined into another (INLINE_FRAME, from the DWARF
+        of inlined subroutines) and the caller of a tail call (TAILCALL_FRAME, from DW_TAG_call_site:
+        run_chain's jmp to chain_1, say), counted in result['virtual']."""
+        frames = []
+        f = gdb.newest_frame()
+        last = f
+        while f is not None:
+            kind = f.type()
+            if kind in (gdb.INLINE_FRAME, gdb.TAILCALL_FRAME):
+                virtual[kind == gdb.TAILCALL_FRAME] += 1
+            else:
+                frames.append((int(f.pc()), int(f.read_register(sp_name)) & (1 << 64) - 1))
+            last = f
+            f = f.older()
+        return frames, gdb.frame_stop_reason_string(last.unwind_stop_reason())
+
+    point = int(gdb.parse_and_eval('(unsigned long long)&oracle_point'))
+
+    def compare():
+        serial, regs, frames, stop = unpack_point(arch, inferior.read_memory(point, POINT_WORDS * 8))
+        if len(regs) != len(names):
+            raise gdb.GdbError('the kernel handed over %d registers, %s has %d' % (len(regs), arch, len(names)))
+        saved = read_all()  # the handler's own, to put back
+        write_all(with_regs(saved, regs))
+        gdb_frames, gdb_stop = unwind()
+        verdict, why = classify(arch, (frames, stop), gdb_frames, gdb_stop)
+        write_all(saved)
+        result['compared'] += 1
+        counts[verdict] += 1
+        if verdict != EQUAL:
+            path = os.path.join(diff_dir, 'oracle-%s-%d.txt' % (verdict, serial))
+            with open(path, 'w') as f:
+                f.write('serial %d: %s\n%s\n' % (serial, verdict, why))
+                f.write('registers: %s\n' % ' '.join('%s=0x%x' % (n, r) for n, r in zip(names, regs)))
+                f.write('kernel (stop %d):\n' % stop)
+                f.writelines('  #%d pc 0x%x sp 0x%x\n' % (i, pc, sp) for i, (pc, sp) in enumerate(frames))
+                f.write('gdb (stop: %s):\n' % gdb_stop)
+                f.writelines('  #%d pc 0x%x sp 0x%x\n' % (i, pc, sp) for i, (pc, sp) in enumerate(gdb_frames))
+            if len(result['diffs']) < 20:
+                result['diffs'].append({'serial': serial, 'verdict': verdict, 'why': why, 'file': path})
+
+    def save():
+        result['virtual'] = {'inline': virtual[0], 'tailcall': virtual[1]}
+        result['seconds'] = round(time.monotonic() - started, 3)
+        with open(out + '.tmp', 'w') as f:
+            json.dump(result, f)
+        os.replace(out + '.tmp', out)
+
+    gdb.execute('set confirm off')
+    gdb.execute('set pagination off')
+    # oracle_every lives in .bss, which the kernel zeroes at boot: set it at the first oracle_due.
+    first = gdb.Breakpoint('oracle_due', internal=True)
+    handover = gdb.Breakpoint('oracle_handover', internal=True)
+    handover.enabled = False
+    due_at = int(gdb.parse_and_eval('(unsigned long long)&oracle_due'))
+    at = int(gdb.parse_and_eval('(unsigned long long)&oracle_handover'))
+    try:
+        while True:
+            gdb.execute('continue', to_string=True)
+            if not inferior.is_valid() or inferior.pid == 0 or not inferior.threads():
+                result['ended'] = 'exited'
+                break
+            pc = int(gdb.newest_frame().pc())
+            if pc == due_at and first is not None:
+                gdb.execute('set var *(unsigned long long *)&oracle_every = %d' % every, to_string=True)
+                first.delete()
+                first = None
+                handover.enabled = True
+            elif pc == at:
+                compare()
+            else:
+                result['ended'] = 'stopped at 0x%x' % pc
+                break
+            if result['compared'] % 200 == 0:
+                save()
+    except gdb.error as e:  # the guest ended QEMU: the connection closes
+        result['ended'] = str(e)
+    except Exception as e:  # noqa: BLE001 - whatever it is, the runner reports it
+        result['error'] = '%s: %s' % (type(e).__name__, e)
+    save()
+
+
+if __name__ == '__main__':
+    run_in_gdb()
