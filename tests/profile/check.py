@@ -10,9 +10,9 @@ small C++ program built here (tests/profile/prog.cpp: g++ -g -O1, a build-id):
   - several profiles in one log sum, duplicate stack lines sum, console prefixes and CRLF read;
   - a moved image is named through its bias (module line, or ELF@ADDRESS);
   - every refusal by its exact message, exit status 1; usage errors exit 2.
-With a second argument, the end-to-end check too (e2e.py): a host program linked with the core
-built with CONFIG_SFU_PROFILE=y samples its own stacks and prints a profile, read back here.
-  usage: tests/profile/check.py SFU WORKDIR [E2E_PROGRAM]     ends "sfu-profile: N passed, M failed"
+With programs after WORKDIR, the end-to-end check too (e2e.py): tests/profile/program.c, linked with
+the core built with CONFIG_SFU_PROFILE=y, samples its own stacks and prints a profile, read back here.
+  usage: tests/profile/check.py SFU WORKDIR [PROGRAM PROGRAM_PIE]   ends "sfu-profile: N passed, M failed"
 """
 import os
 import re
@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import render  # noqa: E402  (tests/profile/render.py: Chromium and PNG pixels)
 
 SFU, WORK = sys.argv[1], sys.argv[2]
-E2E = sys.argv[3] if len(sys.argv) > 3 else None
+E2E = sys.argv[3:]
 HERE = os.path.dirname(os.path.abspath(__file__))
 passed = failed = 0
 
