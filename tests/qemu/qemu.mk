@@ -8,6 +8,12 @@
 #                                              command has one; the options go to run.py (--crash,
 #                                              --reloc)
 #   QEMU_KERNELS += ELF                        what qemu-test needs built
+#   QEMU_EVERY_RUNS += "ARCH|TABLE|ELF|QEMU COMMAND[|K]"   an every-instruction kernel
+#                                              (build/qemu/ARCH/every-TABLE.elf, TABLE gas-v1,
+#                                              gen-v2, gen-v3, pac-gen-v2, each also -no-cache),
+#                                              booted with gdb attached (run.py --every; gdb compares
+#                                              every K-th stepped walk, by default run.py's K for
+#                                              ARCH): tests/qemu/README.md, "Every instruction"
 #   QEMU_DEMO_<arch> := "LABEL|ELF|QEMU COMMAND"   the demo rule drops the double quotes
 # using what this file defines:
 #   QEMU_CFLAGS_<arch>   kernel C flags: -O2, no frame pointers, freestanding, the core's arch flags
@@ -199,12 +205,21 @@ QEMU_KERNELS :=
 QEMU_EVERY_RUNS :=
 -include $(sort $(wildcard tests/qemu/*/kernel.mk))
 
-.PHONY: qemu-test qemu-kernels demo
+.PHONY: qemu-test qemu-kernels qemu-every demo
 qemu-kernels: $(QEMU_KERNELS) $(QEMU_BREAKPAD)/minidump_stackwalk
 
 # Each QEMU_RUNS entry carries its own double quotes (labels and commands hold spaces).
 qemu-test: qemu-kernels tools
-	@bash tests/qemu/run-all.sh $(TOOLS_DIR)/sfu $(QEMU_DIR)/logs $(QEMU_TIMEOUT) $(QEMU_RUNS)
+	@bash tests/qemu/run-all.sh $(TOOLS_DIR)/sfu $(QEMU_DIR)/logs $(QEMU_TIMEOUT) $(QEMU_RUNS) \
+		--every $(QEMU_EVERY_RUNS)
+
+# The every-instruction runs alone (make qemu-every [QEMU_EVERY_ARCH=arm64]: one architecture's).
+QEMU_EVERY_ARCH ?=
+qemu_every_elfs = $(foreach k,$(QEMU_KERNELS),$(if $(filter every-%,$(notdir $(k))),\
+	$(if $(QEMU_EVERY_ARCH),$(filter $(QEMU_DIR)/$(QEMU_EVERY_ARCH)/%,$(k)),$(k))))
+qemu-every: $(qemu_every_elfs) tools
+	@QEMU_EVERY_ONLY=$(QEMU_EVERY_ARCH) bash tests/qemu/run-all.sh $(TOOLS_DIR)/sfu $(QEMU_DIR)/logs \
+		$(QEMU_TIMEOUT) --every $(QEMU_EVERY_RUNS)
 
 QEMU_DEMO_SPEC = $(subst ",,$(QEMU_DEMO_$(ARCH)))
 demo: tools

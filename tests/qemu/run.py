@@ -33,6 +33,7 @@ import sys
 import tempfile
 import time
 
+import every_check
 import profile_check
 
 # A frame line up to its source; then the module and, when the module has symbols, the symbol.
@@ -1067,6 +1068,10 @@ def main():
                     help='a core without names (CONFIG_SFU_NAMES=n): stop codes, no function names')
     ap.add_argument('--profile', metavar='DIR',
                     help='a profile kernel\'s run (profile_check.py): its checks, its log and image kept in DIR')
+    ap.add_argument('--every', nargs=2, metavar=('ARCH', 'TABLE'),
+                    help='an every-instruction kernel\'s run, gdb_oracle.py attached (every_check.py)')
+    ap.add_argument('--oracle-every', type=int, metavar='K',
+                    help='with --every: gdb compares every K-th stepped walk (default: every_check.ORACLE_EVERY)')
     ap.add_argument('qemu', nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.qemu[1:] if a.qemu and a.qemu[0] == '--' else a.qemu
@@ -1085,7 +1090,14 @@ def main():
 
     # A crash kernel ends the run itself by boot CRASH_BOOTS + 1 when its boot count survives
     # resets; one boot more means it did not.
-    output, killed = boot(cmd, a.timeout, CRASH_BOOTS + 1 if a.crash else None)
+    oracle = None
+    if a.every:
+        arch, table = a.every
+        every = a.oracle_every or every_check.ORACLE_EVERY.get(arch, 1)
+        output, killed, oracle, seconds = every_check.boot_with_gdb(
+            boot, cmd, a.timeout, a.elf, arch, every, os.path.splitext(a.log)[0] + '.oracle')
+    else:
+        output, killed = boot(cmd, a.timeout, CRASH_BOOTS + 1 if a.crash else None)
     with open(a.log, 'w') as log:
         log.write(output)
     scenarios, counted, failures = judge(output.splitlines(), a.sfu, a.elf, killed is not None,
@@ -1094,6 +1106,17 @@ def main():
         failures.insert(0, ('boot', killed))
     if a.profile:
         profile_check.add_to(scenarios, a.sfu, a.elf, a.log, a.profile)
+    if a.every:
+        line, limited, whys = every_check.judge(arch, table, parse(output.splitlines())[1],
+                                                every_check.handed_over(output.splitlines()), oracle)
+        for text in ([line] if line else []) + limited:
+            print(text)
+        if not isinstance(oracle, str):
+            print('qemu: %s gdb compared every %dth walk: %d in %.1f s (the run: %.1f s)' % (
+                a.label, every, oracle['compared'], oracle.get('seconds', 0), seconds))
+        s = scenarios.setdefault(every_check.SCENARIO + '-gdb', [0, []])
+        s[0] += 1
+        s[1] += whys
 
     for name, ok, total in counted:
         print('qemu: %s %s: %d of %d correct' % (a.label, name, ok, total))

@@ -1,0 +1,134 @@
+"""An every-instruction kernel's run (run.py --every ARCH TABLE; tests/qemu/README.md, "Every
+instruction"): QEMU started held (-S) with its gdb stub on a free port, gdb-multiarch attached
+with gdb_oracle.py, which compares every K-th stepped walk with gdb's own unwinding; then the
+kernel's counts and gdb's result judged together, and the one line tools read:
+
+    qemu: ARCH every-instruction TABLE: N instructions, N walks right, N gdb-equal, N differ
+
+The kernel prints "sfu-count every-instruction OK TOTAL" (OK walks right of TOTAL stepped
+instructions) and "sfu-oracle-handed N" (walks handed to gdb). The run fails unless every walk was
+right, gdb compared every walk handed over (at least one), and none differed except by a named
+gdb limitation (gdb_oracle.LIMITATIONS), which are counted on a line of their own."""
+import glob
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import time
+
+import gdb_oracle
+
+SCENARIO = 'every-instruction'  # the kernel's count line and the scenario the oracle's checks go in
+HANDED = re.compile(r'^sfu-oracle-handed (\d+)\s*$')
+LINE = re.compile(r'^qemu: (\S+) every-instruction (\S+): (\d+) instructions, (\d+) walks right, '
+                  r'(\d+) gdb-equal, (\d+) differ$')
+GDB = 'gdb-multiarch'
+SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'gdb_oracle.py')
+# gdb compares every K-th stepped walk (a run's fifth field in QEMU_EVERY_RUNS overrides it): about
+# 1,100 of x86_64's 114k instructions per run at 2-8 ms each; arm64's and s390x's comparisons
+# cost ~7 ms, their kernels step fewer instructions.
+ORACLE_EVERY = {'x86_64': 100, 'arm64': 50, 's390x': 50}
+# The cross objcopy per e_machine, for the copy gdb reads without DWARF debug info.
+OBJCOPY = {62: 'objcopy', 183: 'aarch64-linux-gnu-objcopy', 22: 's390x-linux-gnu-objcopy'}
+CONNECT_TRIES = 3
+
+
+def stat_line(arch, table, instructions, right, equal, differ):
+    return 'qemu: %s every-instruction %s: %d instructions, %d walks right, %d gdb-equal, %d differ' % (
+        arch, table, instructions, right, equal, differ)
+
+
+def handed_over(lines):
+    """The kernel's sfu-oracle-handed count, or None without one."""
+    found = [int(m.group(1)) for m in (HANDED.match(l.rstrip('\r\n')) for l in lines) if m]
+    return found[-1] if found else None
+
+
+def judge(arch, table, counts, handed, oracle):
+    """counts: the run's (name, ok, total) count lines; handed: sfu-oracle-handed's N (None: no
+    line); oracle: gdb_oracle.py's result, or a str saying why there is none. Returns (the stat
+    line or None, [limitation lines], [why the run fails, ...])."""
+    whys = []
+    mine = [(ok, total) for name, ok, total in counts if name == SCENARIO]
+    if len(mine) != 1:
+        return None, [], ['%d "sfu-count %s" lines, expected one' % (len(mine), SCENARIO)]
+    right, instructions = mine[0]
+    if right != instructions:
+        whys.append('%d of %d stepped walks were wrong on the device' % (instructions - right, instructions))
+    if handed is None:
+        whys.append('no sfu-oracle-handed line')
+    if isinstance(oracle, str):
+        whys.append('gdb: ' + oracle)
+        return stat_line(arch, table, instructions, right, 0, 0), [], whys
+    counts = oracle['counts']
+    if oracle.get('error'):
+        whys.append('gdb_oracle.py: ' + oracle['error'])
+    if handed is not None and oracle['compared'] != handed:
+        whys.append('gdb compared %d walks, the kernel handed over %d' % (oracle['compared'], handed))
+    if oracle['compared'] == 0:
+        whys.append('gdb compared no walk')
+    if counts.get(gdb_oracle.DIFFER):
+        first = [d for d in oracle['diffs'] if d['verdict'] == gdb_oracle.DIFFER][:3]
+        whys.append('%d walks differ from gdb\'s, first: %s' % (counts[gdb_oracle.DIFFER], '; '.join(
+            'serial %d: %s (%s)' % (d['serial'], d['why'], d['file']) for d in first)))
+    limited = ['qemu: %s every-instruction %s: gdb limitation %s: %d walks' % (arch, table, name, counts[name])
+               for name in gdb_oracle.LIMITATIONS if counts.get(name)]
+    return stat_line(arch, table, instructions, right, counts.get(gdb_oracle.EQUAL, 0),
+                     counts.get(gdb_oracle.DIFFER, 0)), limited, whys
+
+
+def free_port():
+    """A TCP port nothing listens on now (QEMU takes it a moment later; a run whose QEMU could not
+    is started again)."""
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+def elf_machine(elf):
+    with open(elf, 'rb') as f:
+        head = f.read(20)
+    return int.from_bytes(head[18:20], 'big' if head[5] == 2 else 'little')
+
+
+def boot_with_gdb(boot, cmd, timeout, elf, arch, every, workdir):
+    """Runs the kernel under QEMU with gdb_oracle.py attached. boot: run.py's boot(cmd, timeout).
+    Returns (serial output, why it was killed or None, gdb's result or why there is none, seconds).
+    workdir gets the kernel gdb reads (kernel-cfi.elf: the ELF without its DWARF debug info, so
+    that gdb unwinds from .eh_frame alone and makes up no inline or tail-call frames from
+    DW_TAG_call_site), gdb.log, oracle.json and one file per difference."""
+    if shutil.which(GDB) is None:
+        return '', None, '%s is not installed (scripts/install-deps.sh installs it)' % GDB, 0
+    os.makedirs(workdir, exist_ok=True)
+    for old in glob.glob(os.path.join(workdir, 'oracle-*.txt')) + glob.glob(os.path.join(workdir, 'oracle.json')):
+        os.remove(old)
+    plain = os.path.join(workdir, 'kernel-cfi.elf')
+    subprocess.run([OBJCOPY[elf_machine(elf)], '--strip-debug', elf, plain], check=True)
+    out = os.path.join(workdir, 'oracle.json')
+    env = dict(os.environ, ORACLE_ARCH=arch, ORACLE_EVERY=str(every), ORACLE_OUT=out, ORACLE_DIR=workdir)
+    started = time.monotonic()
+    for attempt in range(CONNECT_TRIES):
+        port = free_port()
+        with open(os.path.join(workdir, 'gdb.log'), 'w') as log:
+            # gdb retries the connection until QEMU listens (tcp auto-retry, on by default).
+            gdb = subprocess.Popen([GDB, '-q', '-batch', '-nx', plain, '-ex', 'set tcp connect-timeout 30',
+                                    '-ex', 'target remote 127.0.0.1:%d' % port, '-x', SCRIPT],
+                                   stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env)
+            output, killed = boot(cmd + ['-S', '-gdb', 'tcp:127.0.0.1:%d' % port], timeout)
+            try:
+                gdb.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                gdb.kill()
+                gdb.wait()
+        # QEMU that could not take the port ends at once, before the guest printed anything.
+        if 'sfu-' in output or attempt == CONNECT_TRIES - 1 or not re.search(r'gdb|port|socket', output, re.I):
+            break
+    seconds = time.monotonic() - started
+    if not os.path.exists(out):
+        with open(os.path.join(workdir, 'gdb.log')) as f:
+            said = f.read().strip().splitlines()
+        return output, killed, 'gdb_oracle.py wrote no result; gdb said: %s' % (' | '.join(said[-3:]) or 'nothing'), seconds
+    with open(out) as f:
+        return output, killed, json.load(f), seconds
