@@ -16,6 +16,7 @@ needs=(
   "qemu-system-x86_64:qemu-system-x86"
   "qemu-system-aarch64:qemu-system-arm"
   "qemu-system-s390x:qemu-system-misc"
+  "gdb-multiarch:gdb-multiarch"
   "go:golang-go"
   "chromium:chromium"
 )
