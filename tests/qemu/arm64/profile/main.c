@@ -4,15 +4,17 @@
 #include "profile.h"
 
 /* A sampling timer interrupt, as a kernel adds one: the interrupted registers from the trap frame,
- * the sample, the next tick. */
+ * the sample (profile_tick: sfu_profile_sample, and the scenario's own count), the next tick. */
+/* porting.md: profile-tick begin */
 static void on_tick(struct trap_frame *frame) {
   struct sfu_regs regs;
-  trap_regs(frame, &regs);
+  trap_regs(frame, &regs); /* what the entry code saved: the walk starts where the tick came */
   if (profile_tick(&regs))
     timer_arm(profile_next_interval() * timer_freq() / 1000000000u, on_tick);
   else
     timer_stop();
 }
+/* porting.md: profile-tick end */
 
 void arch_profile_start(void) {
   timer_arm(profile_next_interval() * timer_freq() / 1000000000u, on_tick);
