@@ -29,6 +29,7 @@ ARM64_HDRS := $(wildcard $(ARM64_SRC)/*.h) $(QEMU_COMMON_HDRS)
 ARM64_SCENARIO_SRCS := $(addprefix $(ARM64_SRC)/,main.c corrupt.c nofault.c pac.c sampling.c \
 	stackswitch.c step.c workload.c)
 ARM64_BASE_SRCS := $(filter-out $(ARM64_SCENARIO_SRCS) $(ARM64_SRC)/demo.c $(ARM64_SRC)/crash.c \
+	$(ARM64_SRC)/every.c $(ARM64_SRC)/every-work.c \
 	$(ARM64_SRC)/kernel.lds.S,$(sort $(wildcard $(ARM64_SRC)/*.c $(ARM64_SRC)/*.S)))
 # -icount shift=0: the timer counts instructions, so a tick can land on any instruction (not only
 # where a translated block starts) and every run interrupts the same places. pauth-impdef: QEMU's
@@ -136,6 +137,15 @@ $(eval $(call arm64_kernel,walk-only,$(ARM64_FLAGS_gen) -DKERNEL_WALK_ONLY,gen,3
 QEMU_KERNELS += $(ARM64_OUT)/walk-only.elf
 QEMU_RUNS += "arm64 walk-only|$(ARM64_OUT)/walk-only.elf|$(ARM64_QEMU)|--no-names"
 
+# Scenario 12 (common/profile.c; tests/qemu/README.md, "The profile kernels"): profile.elf, gen-v3
+# with profile/main.c, linked against the core with the profiler (qemu.mk). Its run checks `sfu
+# profile`'s shares and folded stacks (run.py --profile) and keeps the log and image in profile/.
+ARM64_LIB_profile := $(BUILD)/profile/arm64/libsfu.a
+ARM64_EXTRA_OBJS_profile := $(ARM64_OUT)/profile/common/profile.c.o
+$(eval $(call arm64_kernel,profile,$(ARM64_FLAGS_gen) -DKERNEL_BLOCK_INDEX,gen,3,$(ARM64_SRC)/profile/main.c))
+QEMU_KERNELS += $(ARM64_OUT)/profile.elf
+QEMU_RUNS += "arm64 profile|$(ARM64_OUT)/profile.elf|$(ARM64_QEMU)|--profile $(ARM64_OUT)/profile"
+
 ARM64_VARIANTS := gas-v1 gen-v2 gen-v3 pac-gen-v2
 QEMU_KERNELS += $(foreach v,$(ARM64_VARIANTS),$(ARM64_OUT)/$(v).elf) $(ARM64_OUT)/demo.elf \
 	$(ARM64_OUT)/nofault-nofixup.elf
@@ -147,3 +157,24 @@ QEMU_RUNS += "arm64 smp|$(ARM64_OUT)/smp.elf|$(ARM64_SMP_QEMU)"
 QEMU_KERNELS += $(foreach v,crash-smp crash-smp-nowait crash-smp-nolock,$(ARM64_OUT)/$(v).elf)
 QEMU_RUNS += "arm64 crash-smp|$(ARM64_OUT)/crash-smp.elf|$(ARM64_CRASH_SMP_QEMU)|--crash smp"
 QEMU_DEMO_arm64 := "arm64 demo|$(ARM64_OUT)/demo.elf|$(ARM64_QEMU)"
+
+# The every-instruction kernels (README.md, "Every instruction"): every.c's kernel_main steps
+# every instruction of every-work.c and workload.c (and of the handlers they trap into, and of
+# the library they call) and checks a walk at each. One per table path, and each again against
+# the core without row cache, prefetch or block index ($(BUILD)/no-cache/arm64/libsfu.a,
+# registered without index memory): every-TABLE.elf and every-TABLE-no-cache.elf. Booted by the
+# every-instruction runs (QEMU_EVERY_RUNS, "arm64|TABLE|ELF|QEMU COMMAND"), under gdb.
+ARM64_EVERY_SRCS := $(addprefix $(ARM64_SRC)/,every.c every-work.c workload.c pac.c)
+ARM64_EVERY_TABLES := gas-v1 gen-v2 gen-v3 pac-gen-v2
+$(eval $(call arm64_kernel,every-gas-v1,$(ARM64_FLAGS_gas),gas,1,$(ARM64_EVERY_SRCS)))
+$(eval $(call arm64_kernel,every-gen-v2,$(ARM64_FLAGS_gen),gen,2,$(ARM64_EVERY_SRCS)))
+$(eval $(call arm64_kernel,every-gen-v3,$(ARM64_FLAGS_gen) -DKERNEL_BLOCK_INDEX,gen,3,$(ARM64_EVERY_SRCS)))
+$(eval $(call arm64_kernel,every-pac-gen-v2,$(ARM64_FLAGS_pac),gen,2,$(ARM64_EVERY_SRCS)))
+$(foreach t,$(ARM64_EVERY_TABLES),$(eval ARM64_LIB_every-$(t)-no-cache := $(BUILD)/no-cache/arm64/libsfu.a))
+$(eval $(call arm64_kernel,every-gas-v1-no-cache,$(ARM64_FLAGS_gas),gas,1,$(ARM64_EVERY_SRCS)))
+$(eval $(call arm64_kernel,every-gen-v2-no-cache,$(ARM64_FLAGS_gen),gen,2,$(ARM64_EVERY_SRCS)))
+$(eval $(call arm64_kernel,every-gen-v3-no-cache,$(ARM64_FLAGS_gen),gen,3,$(ARM64_EVERY_SRCS)))
+$(eval $(call arm64_kernel,every-pac-gen-v2-no-cache,$(ARM64_FLAGS_pac),gen,2,$(ARM64_EVERY_SRCS)))
+ARM64_EVERY_RUNS := $(foreach t,$(ARM64_EVERY_TABLES),$(t) $(t)-no-cache)
+QEMU_KERNELS += $(foreach t,$(ARM64_EVERY_RUNS),$(ARM64_OUT)/every-$(t).elf)
+QEMU_EVERY_RUNS += $(foreach t,$(ARM64_EVERY_RUNS),"arm64|$(t)|$(ARM64_OUT)/every-$(t).elf|$(ARM64_QEMU)")
