@@ -71,6 +71,7 @@ run_suite dump bash tests/dump/conformance.sh "$BUILD/tools/sfu" "$SFU_CORPUS"
 run_suite v1-built bash tests/dump/v1_built_here.sh "$BUILD/tools/sfu" "$BUILD/check/v1-built"
 run_suite runner python3 tests/qemu/runner_test.py "$BUILD/tools/sfu" "$BUILD/gen-corpus"
 run_suite qemu make --no-print-directory -s BUILD="$BUILD" qemu-test
+run_suite profile-runner python3 tests/qemu/profile_check_test.py "$BUILD/tools/sfu" "$BUILD/qemu"
 run_suite adoption bash tests/adoption/check.sh "$BUILD"
 run_suite addr2line bash tests/addr2line/check.sh "$BUILD/tools/sfu" "$BUILD/check/addr2line" "$BUILD/qemu"
 run_suite breakpad bash tests/breakpad/check.sh "$BUILD/tools/sfu" "$BUILD/tests/sym_cfi_equal" "$BUILD/check/breakpad" \
