@@ -397,7 +397,9 @@ refused("bad line: a count of 0", base()[:2] + ["sfu-profile-stack 0 end-of-stac
 refused("bad line: an address", base()[:2] + ["sfu-profile-stack 1 end-of-stack 0xZZ"] + base()[2:],
         "sfu profile: LOG: line 3: profile-bad-line (not a frame address: \"0xZZ\")")
 refused("bad line: an unknown kind", base()[:2] + ["sfu-profile-sample 1"] + base()[2:],
-        "sfu profile: LOG: line 3: profile-bad-line (no such line: sfu-profile-sample)")
+        "sfu profile: LOG: line 3: profile-bad-line (no such line: \"sfu-profile-sample\")")
+refused("bad line: a control character, quoted", base()[:2] + ["sfu-profile-stack 1 end-of-stack 0x1\x01"] + base()[2:],
+        "sfu profile: LOG: line 3: profile-bad-line (not a frame address: \"0x1\\x01\")")
 refused("bad line: a module line", base()[:1] + ["sfu-profile-module 0 prog 0x1000 build-id ab"] + base()[2:],
         "sfu profile: LOG: line 2: profile-bad-line (a module line is \"sfu-profile-module N NAME 0xSTART-0xEND "
         "build-id HEX\" (or \"no build-id\"))")

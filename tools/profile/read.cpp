@@ -49,6 +49,22 @@ bool keyed(const std::string &word, const std::string &key, uint64_t &out) {
   return word.compare(0, key.size() + 1, key + "=") == 0 && decimal(word.substr(key.size() + 1), out);
 }
 
+// A word of the log in a message: quoted, bytes outside printable ASCII as \xNN (a damaged line
+// may hold a carriage return or worse; the message stays one line).
+std::string quoted(const std::string &w) {
+  std::string out = "\"";
+  for (char c : w) {
+    if (c >= ' ' && c <= '~') {
+      out += c;
+    } else {
+      char buf[8];
+      snprintf(buf, sizeof buf, "\\x%02x", unsigned(static_cast<unsigned char>(c)));
+      out += buf;
+    }
+  }
+  return out + "\"";
+}
+
 // A unit as sfu_profile_init takes it: 1 to 32 printable ASCII bytes, no space.
 bool printable_word(const std::string &s) {
   if (s.empty() || s.size() > 32) return false;
@@ -84,14 +100,14 @@ class Reader {
       if (kind == "module" || kind == "stack" || kind == "lost" || kind == "stopped" || kind == "end")
         return fail("profile-cut", number,
                     "a " + kind + " line outside any profile: its begin line is missing (the log starts inside it)");
-      return fail("profile-bad-line", number, "no such line: " + w[0]);
+      return fail("profile-bad-line", number, "no such line: " + quoted(w[0]));
     }
     lines_++;
     if (kind == "module") return module(number, w);
     if (kind == "stack") return stack(number, w);
     if (kind == "lost" || kind == "stopped") return count_line(number, w, kind == "lost" ? cur_.lost : cur_.stopped);
     if (kind == "end") return end(number, w);
-    return fail("profile-bad-line", number, "no such line: " + w[0]);
+    return fail("profile-bad-line", number, "no such line: " + quoted(w[0]));
   }
 
   bool finish(size_t last) {
@@ -174,7 +190,7 @@ class Reader {
     s.stop = w[2];
     for (size_t i = 3; i < w.size(); i++) {
       uint64_t a = 0;
-      if (!hex_number(w[i], a)) return bad_line(number, "not a frame address: \"" + w[i] + "\"");
+      if (!hex_number(w[i], a)) return bad_line(number, "not a frame address: " + quoted(w[i]));
       s.addrs.push_back(a);
     }
     if (cur_.max_depth && s.addrs.size() > cur_.max_depth)
