@@ -358,6 +358,19 @@ for name, problem in shot:
 rc, out, err = sfu_profile(LOG, "--format", "svg")
 check("svg to stdout: the same picture", (rc, out), (0, open(svg_path).read()))
 
+# A name with XML's special characters and blanks: escaped in the SVG, as it is in folded.
+PICK = "_Z4pickIiET_S0_"
+tmpl = write("template.log", profile([(1, "end-of-stack", [nm[PICK] + 1, IN_MAIN])], 1))
+check("folded: a template's name with its blanks", sfu_profile(tmpl, "--format", "folded"),
+      (0, "main;int pick<int>(int) 1\n", ""))
+rc, out, err = sfu_profile(tmpl, "--format", "svg")
+try:
+    titles = [g.find("s:title", ns).text for g in ET.fromstring(out).iterfind("s:g", ns)]
+    check("svg: a name with < and > stays well-formed, its text unchanged", "int pick<int>(int) (1 samples, 100.00%)" in
+          titles, True)
+except ET.ParseError as e:
+    bad("svg: a name with < and > stays well-formed", str(e))
+
 # ---- Refusals: one message each, exit 1 --------------------------------------------------------
 
 

@@ -1,5 +1,6 @@
 // The image the profile suite names frames in (tests/profile/check.py): a C++ function (names come
-// out demangled), an extern "C" one, and a loop inlined into its caller (pprof's inlined frames).
+// out demangled), a template (a name with '<' and blanks: the SVG escapes it), an extern "C" one,
+// and a loop inlined into its caller (pprof's inlined frames).
 // Never run: the suite writes the profiles a device would print for it.
 static volatile int sink;
 
@@ -21,7 +22,12 @@ __attribute__((noinline)) void work(int n) {
   cold(n);
 }
 
+template <class T>
+__attribute__((noinline)) T pick(T a) {
+  return a < T(0) ? a : T(1);
+}
+
 int main(int argc, char **) {
-  work(argc);
+  work(pick(argc));
   return 0;
 }
