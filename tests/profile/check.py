@@ -358,6 +358,21 @@ for name, problem in shot:
 rc, out, err = sfu_profile(LOG, "--format", "svg")
 check("svg to stdout: the same picture", (rc, out), (0, open(svg_path).read()))
 
+# Narrow boxes: a name cut with "..", one too narrow for any label; Chromium lays every label out
+# inside its box.
+narrow = write("narrow.log", profile([(180, "end-of-stack", [COLD_AT, IN_WORK_COLD, IN_MAIN]),
+                                      (12, "end-of-stack", [HOT_PLAIN, IN_WORK_HOT, IN_MAIN]),
+                                      (1, "no-unwind-info", [UNKNOWN])], 193))
+narrow_svg = os.path.join(WORK, "narrow.svg")
+rc, out, err = sfu_profile(narrow, "--format", "svg", "-o", narrow_svg)
+labels = {g.find("s:title", ns).text: (g.find("s:text", ns).text if g.find("s:text", ns) is not None else None)
+          for g in ET.parse(narrow_svg).getroot().iterfind("s:g", ns)}
+check("svg: a narrow box's name cut with '..', the tooltip whole",
+      labels.get("ns::hot(int) (12 samples, 6.22%)"), "ns::hot..")
+check("svg: no label in a box too narrow for three characters", labels.get("[unknown] (1 samples, 0.52%)", "missing"), None)
+n, over = render.labels_fit(narrow_svg, WORK)
+check("chromium: every label inside its box (%d labels)" % n, (n >= 5, over), (True, []))
+
 # A name with XML's special characters and blanks: escaped in the SVG, as it is in folded.
 PICK = "_Z4pickIiET_S0_"
 tmpl = write("template.log", profile([(1, "end-of-stack", [nm[PICK] + 1, IN_MAIN])], 1))

@@ -5,7 +5,8 @@
     screenshot of the same SVG without that <text> differs from the first inside the box and
     nowhere else;
   - the browser lays the label out inside its box: an HTML page holding the SVG measures the text's
-    bounding box (getBBox) against its rect, and --dump-dom returns the numbers.
+    bounding box (getBBox) against its rect, and --dump-dom returns the numbers; labels_fit does
+    so for every label of a graph (names cut with ".." in narrow boxes included).
 PNGs are decoded here (8-bit RGB or RGBA, the filters of RFC 2083): no imaging library needed.
 """
 import json
@@ -133,3 +134,30 @@ document.getElementById('result').textContent = 'MEASURED ' + JSON.stringify(out
     results.append(("the browser lays the name out inside its box (%.1f of %.1f px)" % (mm["width"], bw),
                     None if fits else "text %s, box %s" % (mm, mm["box"])))
     return results
+
+
+def labels_fit(svg_path, work):
+    """(labels, [label that overflows its box, ...]) as Chromium lays out every <text> of a box."""
+    text = open(svg_path).read()
+    page = os.path.join(work, "labels.html")
+    with open(page, "w") as f:
+        f.write("<!DOCTYPE html><html><body style='margin:0'>" + text.split("?>", 1)[1] + """
+<pre id="result"></pre><script>
+const over = [];
+let n = 0;
+for (const g of document.querySelectorAll('g')) {
+  const t = g.querySelector('text'), r = g.querySelector('rect');
+  if (!t || !r) continue;
+  n++;
+  const b = t.getBBox();
+  if (b.width <= 0 || b.x < r.x.baseVal.value || b.x + b.width > r.x.baseVal.value + r.width.baseVal.value)
+    over.push(t.textContent);
+}
+document.getElementById('result').textContent = 'MEASURED ' + JSON.stringify({n: n, over: over}) + ' END';
+</script></body></html>""")
+    r = chromium(["--dump-dom", "file://" + os.path.abspath(page)])
+    got = re.search(r"MEASURED (.*?) END", r.stdout)
+    if not got:
+        return 0, ["no measurement in --dump-dom: " + r.stderr.strip()[-300:]]
+    m = json.loads(got.group(1))
+    return m["n"], m["over"]
