@@ -135,7 +135,7 @@ def profile(stacks, samples, lost=(), stopped=(), bias=0, text=None, build_id=BU
                                                               "build-id " + build_id if build_id else "no build-id")]
     for count, stop, addrs in stacks:
         moved = [a if a == UNKNOWN else a + bias for a in addrs]
-        lines.append("sfu-profile-stack %d %s %s" % (count, stop, " ".join("0x%x" % a for a in moved)))
+        lines.append("sfu-profile-stack %d %s%s" % (count, stop, "".join(" 0x%x" % a for a in moved)))
     lines += ["sfu-profile-lost %s %d" % r for r in lost]
     lines += ["sfu-profile-stopped %s %d" % r for r in stopped]
     lines += list(extra)
@@ -230,6 +230,13 @@ check("several profiles: folded counts summed", sfu_profile(two, "--format", "fo
 stop_codes = write("codes.log", profile([(2, "S1", [HOT_PLAIN, IN_WORK_HOT, IN_MAIN])], 2, stopped=[("S1", 2)]))
 check("stop reasons as codes (a core built without names)", sfu_profile(stop_codes, "--format", "folded"),
       (0, "main;work(int);ns::hot(int) 2\n", ""))
+
+# A stack the walk gave no frame for (bad-start), and an address in the module but in no function.
+symbolized = run([SFU, "symbolize", ELF] + [hex(a) for a in range(TEXT[0], TEXT[1])])[1].splitlines()
+NO_FUNCTION = next(int(l.split()[0], 16) for l in symbolized if not l.startswith(" ") and l.split()[1].startswith("0x"))
+odd = write("odd.log", profile([(2, "bad-start", []), (1, "end-of-stack", [NO_FUNCTION, IN_MAIN])], 3))
+check("a stack of no frames, and an address in no function (named by it, as sfu symbolize does)",
+      sfu_profile(odd, "--format", "folded"), (0, "[no frames] 2\nmain;0x%x 1\n" % NO_FUNCTION, ""))
 
 # ---- A moved image -----------------------------------------------------------------------------
 
