@@ -34,7 +34,8 @@
 #define MAX_REPORTS 5
 /* Steps in workload.c's loop, then it is told to stop (it ends its turn first). */
 #define WORKLOAD_STEPS 20000
-/* Timer ticks while it runs, each one's handler stepped: about one every 2,000 steps. */
+/* Timer ticks while it runs, each one's handler stepped: one every 2 ms of the virtual clock
+ * (-icount shift=0: a nanosecond an instruction, the stepping code's included), 20-35 a run. */
 #define TICK_INTERVAL_US 2000
 #define MIN_TICKS 4
 
@@ -63,10 +64,22 @@ static volatile int stop_workload;
 static volatile uint64_t tick_period;
 
 static struct {
-  uint64_t total, ok, steps[2], handler_sync, handler_irq, library, workload;
+  uint64_t total, ok, steps[2], handler[2], library, workload;
   uint64_t calls, returns, tail_b, tail_br, exceptions, ticks, max_depth;
-  uint64_t library_ok, library_total, shadow_errors, reported, exclusive;
+  uint64_t library_ok, library_total, shadow_errors, reported, exclusive, distinct;
 } st;
+
+/* The instructions stepped at least once, a bit each from _stext (the kernels' text is well
+ * under 1 MiB). */
+#define TEXT_MAX (1u << 20)
+static uint64_t stepped_pcs[TEXT_MAX / 4 / 64];
+
+static void mark_stepped(uint64_t pc) {
+  uint64_t i = (pc - (uint64_t)_stext) / 4;
+  if (pc < (uint64_t)_stext || i >= TEXT_MAX / 4) return;
+  if (!(stepped_pcs[i / 64] >> (i % 64) & 1)) st.distinct++;
+  stepped_pcs[i / 64] |= 1ull << (i % 64);
+}
 
 /* ---- Instructions -------------------------------------------------------------------------- */
 
@@ -175,7 +188,7 @@ static void advance(const struct trap_frame *f, uint64_t prev_pc, uint64_t pc, u
       return;
     }
     expect_n--;
-    if (expect[expect_n].pc != pc || expect[expect_n].sp != sp)
+    if (expect[expect_n].pc != pc || (expect[expect_n].sp_known && expect[expect_n].sp != sp))
       shadow_error("a return to where no call was made", f, pc, expect[expect_n].pc);
     st.returns++;
   } else if (is_b(insn) && is_tail_target(every_tail_b, EVERY_TAIL_B, pc)) {
@@ -246,6 +259,45 @@ static int check_step(const struct trap_frame *f) {
   return ok;
 }
 
+/* ---- Stepped handlers ---------------------------------------------------------------------- */
+
+/* The handler being stepped: its trap frame, its kind, and whether the code resumes after the
+ * instruction that trapped (a brk) or at it (an interrupt). */
+enum { HANDLER_SYNC, HANDLER_IRQ };
+static struct trap_frame *handler_frame;
+static int handler_kind, handler_skips;
+
+/* Level 1's frames below its own calls, outermost first: the interrupted context (the trap
+ * frame, never popped), the entry code's call (its SP: the trap frame, which the entry code
+ * passes to the handler), then `callers` return addresses whose SPs only the tables know (the
+ * last: the stepping function's own). The handler's first step comes after the unmasking; its
+ * last before the entry code's return path (on_step). */
+static void handler_begin(struct trap_frame *f, int kind, const void *vector_slot,
+                          const void *handler, const uint64_t *callers, unsigned n) {
+  push(f->elr, f->sp, SFU_SOURCE_TRAP_FRAME, 1);
+  levels[1] = (struct level){expect_n, 0, 1};
+  uint64_t entry_ra = ra_of_bl(vector_slot, 32, handler);
+  if (!entry_ra) shadow_error("no call to the handler in the vector slot", f, 0, 0);
+  push(entry_ra, (uint64_t)f, SFU_SOURCE_TABLE, 1);
+  for (unsigned i = 0; i < n; i++) push(callers[i], 0, SFU_SOURCE_TABLE, 0);
+  handler_frame = f;
+  handler_kind = kind;
+  handler_skips = kind == HANDLER_SYNC;
+  level = 1;
+}
+
+/* The handler returned to the entry code (the step at its return address): the entry code and
+ * the exception return run unstepped (PSTATE.D set), and the stepped code's next step comes
+ * before it runs anything. */
+static void handler_end(struct trap_frame *step) {
+  if (expect_n != levels[1].base) shadow_error("a stepped handler ended inside a call", step, expect_n, levels[1].base);
+  expect_n = levels[1].base - 1;
+  level = 0;
+  step->spsr = (step->spsr | SPSR_D) & ~(uint64_t)SPSR_SS;
+  if (handler_skips) handler_frame->elr += 4;
+  resume_stepping(handler_frame);
+}
+
 /* An exclusive load, its store and the instructions between run without steps: the step
  * exception's return clears the exclusive monitor, so a stepped store-exclusive always fails and
  * its loop never ends (debuggers step over such sequences whole too). Breakpoints at the
@@ -305,8 +357,14 @@ static void on_step(struct trap_frame *f) {
   struct level *l = &levels[level];
   if (l->resync) l->resync = 0;
   else advance(f, l->prev_pc, f->elr, f->sp);
+  if (level == 1 && f->elr >= (uint64_t)entry_text_start && f->elr < (uint64_t)entry_text_end) {
+    handler_end(f);
+    return;
+  }
   st.total++;
   st.steps[level]++;
+  mark_stepped(f->elr);
+  if (level == 1) st.handler[handler_kind]++;
   if (every_in_library) st.library++;
   st.ok += (uint64_t)check_step(f);
   if (every_in_workload && ++st.workload == WORKLOAD_STEPS) stop_workload = 1;
@@ -315,67 +373,31 @@ static void on_step(struct trap_frame *f) {
   else f->spsr |= SPSR_SS; /* one more instruction */
 }
 
-/* ---- Stepped handlers ---------------------------------------------------------------------- */
-
-/* Level 1's frames below its own calls, outermost first: the interrupted context (the trap
- * frame), the entry code's call (its SP: the trap frame, which the entry code passes), then
- * `callers` return addresses whose SPs only the tables know (the last: the stepping function's
- * own). Then the handler's first step comes after the unmasking. */
-static void handler_begin(const struct trap_frame *f, const void *vector_slot, const void *handler,
-                          const uint64_t *callers, unsigned n) {
-  push(f->elr, f->sp, SFU_SOURCE_TRAP_FRAME, 1);
-  uint64_t entry_ra = ra_of_bl(vector_slot, 32, handler);
-  if (!entry_ra) shadow_error("no call to the handler in the vector slot", f, 0, 0);
-  push(entry_ra, (uint64_t)f, SFU_SOURCE_TABLE, 1);
-  for (unsigned i = 0; i < n; i++) push(callers[i], 0, SFU_SOURCE_TABLE, 0);
-  levels[1] = (struct level){expect_n, 0, 1};
-  level = 1;
-}
-
-static void handler_end(const struct trap_frame *f, unsigned below) {
-  if (expect_n != levels[1].base) shadow_error("a stepped handler ended inside a call", f, expect_n, levels[1].base);
-  expect_n = below;
-  level = 0;
-}
-
 #define UNMASK_DEBUG() __asm__ volatile("msr daifclr, #8" ::: "memory")
-#define MASK_DEBUG() __asm__ volatile("msr daifset, #8" ::: "memory")
 
-/* The timer interrupt (timer_irq's tick function): its handler is stepped from here. */
+/* The timer interrupt (timer_irq's tick function): stepped from the unmasking on, with the rest
+ * of timer_irq and handle_irq after it. */
 static void on_tick(struct trap_frame *f) {
   uint64_t own_ra = strip((uint64_t)__builtin_return_address(0)); /* in timer_irq */
   catch_up(f);
-  unsigned below = expect_n;
   uint64_t callers[2] = {ra_of_bl(handle_irq, 64, timer_irq), own_ra};
   if (!callers[0]) shadow_error("no call to timer_irq in handle_irq", f, 0, 0);
-  handler_begin(f, entry_text_start + 0x080, handle_irq, callers, 2); /* el1t_irq's slot */
+  handler_begin(f, HANDLER_IRQ, entry_text_start + 0x080, handle_irq, callers, 2); /* el1t_irq */
   st.ticks++;
-  uint64_t steps = st.steps[1];
   UNMASK_DEBUG();
   every_handler_work(st.ticks, st.ticks == 1);
-  MASK_DEBUG();
-  st.handler_irq += st.steps[1] - steps;
-  handler_end(f, below);
-  resume_stepping(f);
   if (!stop_workload) timer_arm(tick_period, on_tick);
 }
 
-/* A brk of the stepped code (every-work.c): its handler is stepped from here, then the code
- * resumes after it. */
+/* A brk of the stepped code (every-work.c): stepped from the unmasking on, with the rest of
+ * on_sync and handle_sync after it; the code then resumes after the brk. */
 __attribute__((noinline)) static void on_exception(struct trap_frame *f, uint64_t own_ra) {
   catch_up(f);
-  unsigned below = expect_n;
   uint64_t callers[2] = {own_ra, strip((uint64_t)__builtin_return_address(0))};
-  handler_begin(f, entry_text_start + 0x000, handle_sync, callers, 2); /* el1t_sync's slot */
+  handler_begin(f, HANDLER_SYNC, entry_text_start + 0x000, handle_sync, callers, 2); /* el1t_sync */
   st.exceptions++;
-  uint64_t steps = st.steps[1];
   UNMASK_DEBUG();
   every_handler_work(st.exceptions, st.exceptions == 1);
-  MASK_DEBUG();
-  st.handler_sync += st.steps[1] - steps;
-  handler_end(f, below);
-  f->elr += 4;
-  resume_stepping(f);
 }
 
 /* ---- The sync hook ------------------------------------------------------------------------- */
@@ -442,17 +464,31 @@ static int need(const char *what, uint64_t have, uint64_t at_least) {
   return 1;
 }
 
+static int exactly(const char *what, uint64_t have, uint64_t want) {
+  if (have == want) return 0;
+  kputs("sfu-error every-instruction: ");
+  kputs(what);
+  kputs(": ");
+  kput_dec(have);
+  kputs(", expected ");
+  kput_dec(want);
+  kputs("\n");
+  return 1;
+}
+
 static void print_counts(void) {
   kputs("every-instruction: ");
   kput_dec(st.total);
-  kputs(" steps (");
+  kputs(" steps at ");
+  kput_dec(st.distinct);
+  kputs(" distinct instructions (");
   kput_dec(st.steps[0]);
   kputs(" task, ");
-  kput_dec(st.handler_sync);
+  kput_dec(st.handler[HANDLER_SYNC]);
   kputs(" in ");
   kput_dec(st.exceptions);
   kputs(" exception handlers, ");
-  kput_dec(st.handler_irq);
+  kput_dec(st.handler[HANDLER_IRQ]);
   kputs(" in ");
   kput_dec(st.ticks);
   kputs(" interrupt handlers; ");
@@ -490,17 +526,18 @@ void kernel_main(void) {
   set_sync_hook(0);
   print_counts();
   failed += need("the return address in _start found", every_start_ra != 0, 1);
-  failed += need("stepped exceptions", st.exceptions, 2);
-  failed += need("steps in exception handlers", st.handler_sync, 1);
+  failed += need("steps in workload.c", st.workload, WORKLOAD_STEPS);
+  failed += exactly("stepped exceptions", st.exceptions, 2);
+  failed += need("steps in exception handlers", st.handler[HANDLER_SYNC], 1);
   failed += need("stepped timer interrupts", st.ticks, MIN_TICKS);
-  failed += need("steps in interrupt handlers", st.handler_irq, 1);
+  failed += need("steps in interrupt handlers", st.handler[HANDLER_IRQ], 1);
   failed += need("steps inside the library", st.library, 1);
   failed += need("tail calls by b", st.tail_b, 1);
   failed += need("tail calls by br", st.tail_br, 1);
   /* Two walks in the task, one in the first exception's handler, one in the first tick's. */
-  failed += need("the library's own walks", st.library_total, 4);
-  failed += need("the library's own walks right", st.library_ok, st.library_total);
-  failed += need("a shadow without errors", st.shadow_errors == 0, 1);
+  failed += exactly("the library's own walks", st.library_total, 4);
+  failed += exactly("the library's own walks right", st.library_ok, st.library_total);
+  failed += exactly("shadow errors", st.shadow_errors, 0);
   kernel_count("every-instruction", st.ok, st.total);
   kputs("sfu-oracle-handed ");
   kput_dec(oracle_handed);
