@@ -23,9 +23,10 @@ REGS = {
 }
 SP = {'x86_64': 'rsp', 'arm64': 'sp', 's390x': 'r15'}
 ENDIAN = {'x86_64': '<', 'arm64': '<', 's390x': '>'}
-# struct oracle_point: serial, num_regs, regs[40], num_frames, stop, pc[64], sp[64].
-MAX_FRAMES, MAX_REGS = 64, 40
-POINT_WORDS = 2 + MAX_REGS + 2 + 2 * MAX_FRAMES
+# struct oracle_point: serial, num_regs, regs[40], num_frames, stop, pc[64], sp[64], num_traps,
+# trap_start[8], trap_end[8].
+MAX_FRAMES, MAX_REGS, MAX_TRAPS = 64, 40, 8
+POINT_WORDS = 2 + MAX_REGS + 2 + 2 * MAX_FRAMES + 1 + 2 * MAX_TRAPS
 # SFU_STOP_END (include/sfu/unwind.h, after SFU_STOP_NONE): the walk reached the outermost frame.
 STOP_END = 1
 # arm64 kernels run with 48-bit virtual addresses: bits 48-63 of a signed return address hold
@@ -35,28 +36,45 @@ ARM64_VA_MASK = (1 << 48) - 1
 EQUAL = 'equal'
 DIFFER = 'differ'
 # Named gdb limitations (tests/qemu/README.md, "What gdb cannot vouch for"), each shown on a
-# minimal case there.
+# minimal case there. A walk cut short by one is compared as far as gdb can vouch for, and counted
+# gdb-equal when every frame up to there is equal, and under the limitation's name as well.
 PAC_UNSTRIPPED = 'pac-unstripped'
-LIMITATIONS = (PAC_UNSTRIPPED,)
+ENTRY_OUTERMOST = 'entry-outermost'
+LIMITATIONS = (PAC_UNSTRIPPED, ENTRY_OUTERMOST)
 
 
-def classify(arch, kernel, gdb_frames, gdb_stop):
-    """kernel: (frames [(pc, sp)], stop as enum sfu_stop); gdb_frames: [(pc, sp)] gdb gave, inline
-    frames left out; gdb_stop: gdb's reason for its last frame (gdb.frame_stop_reason_string).
+def in_traps(pc, traps):
+    return any(start <= pc < end for start, end in traps)
+
+
+def classify(arch, kernel, gdb_frames, gdb_stop, traps=()):
+    """kernel: (frames [(pc, sp)], stop as enum sfu_stop); gdb_frames: [(pc, sp)] gdb gave, the
+    frames it makes up left out; gdb_stop: gdb's reason for its last frame
+    (gdb.frame_stop_reason_string); traps: the kernel's trap entry code [(start, end)].
     Returns (EQUAL | DIFFER | a LIMITATIONS name, why). Equal: the same frames, PC and SP, and
     both walks end at the same frame (gdb calls it outermost: its CFI leaves the return address
-    undefined) while the kernel's walk ends cleanly. pac-unstripped (arm64): gdb takes a return
-    address with its PAC bits for the PC (QEMU 7.2's gdb stub has no pauth registers, so gdb
-    cannot strip them), and cannot unwind past that frame: the frames agree up to it, where the PCs
-    differ in bits 48-63 only."""
+    undefined) while the kernel's walk ends cleanly. The limitations, where gdb stops vouching:
+      pac-unstripped (arm64): gdb takes a signed return address, PAC bits and all, for the PC
+        (QEMU 7.2's gdb stub has no pauth registers, so gdb cannot strip them) and cannot unwind
+        past it. Compared up to that frame, its PC stripped to the 48 bits of address.
+      entry-outermost: gdb ends at a frame in the trap entry code, which it calls outermost (the
+        entry code's CFI leaves the return address undefined, as arm64's and s390x's do), where
+        the kernel's walk crosses into the interrupted code by the trap layout. Compared up to
+        that frame."""
     frames, stop = kernel
     for i, (k, g) in enumerate(zip(frames, gdb_frames)):
         if k == g:
             continue
-        if (arch == 'arm64' and g[0] != k[0] and g[0] & ARM64_VA_MASK == k[0] and g[1] == k[1]):
+        if (arch == 'arm64' and i > 0 and g[0] != k[0] and g[0] & ARM64_VA_MASK == k[0] and g[1] == k[1]):
             return PAC_UNSTRIPPED, 'frame #%d: gdb has pc 0x%x, the kernel 0x%x: the PAC bits left on' % (
                 i, g[0], k[0])
         return DIFFER, 'frame #%d: gdb has pc 0x%x sp 0x%x, the kernel pc 0x%x sp 0x%x' % (i, g[0], g[1], k[0], k[1])
+    if len(gdb_frames) < len(frames) and gdb_frames and gdb_stop == 'outermost':
+        last = len(gdb_frames) - 1
+        pc = gdb_frames[last][0]
+        if in_traps(pc if last == 0 else pc - 1, traps):
+            return ENTRY_OUTERMOST, 'gdb ends at frame #%d, 0x%x in the trap entry code; the kernel goes on to %d frames' % (
+                last, pc, len(frames))
     if len(gdb_frames) != len(frames):
         return DIFFER, 'gdb gave %d frames (stopping with "%s"), the kernel %d' % (len(gdb_frames), gdb_stop, len(frames))
     if stop != STOP_END:
@@ -67,13 +85,19 @@ def classify(arch, kernel, gdb_frames, gdb_stop):
 
 
 def unpack_point(arch, data):
+    """(serial, regs, frames [(pc, sp)], stop, traps [(start, end)]) of struct oracle_point's bytes."""
     words = struct.unpack(ENDIAN[arch] + '%dQ' % POINT_WORDS, bytes(data))
     serial, num_regs = words[0], words[1]
     regs = list(words[2:2 + num_regs])
-    num_frames, stop = words[2 + MAX_REGS], words[3 + MAX_REGS]
-    pcs = words[4 + MAX_REGS:4 + MAX_REGS + MAX_FRAMES]
-    sps = words[4 + MAX_REGS + MAX_FRAMES:]
-    return serial, regs, [(pcs[i], sps[i]) for i in range(num_frames)], stop
+    at = 2 + MAX_REGS
+    num_frames, stop = words[at], words[at + 1]
+    pcs = words[at + 2:at + 2 + MAX_FRAMES]
+    sps = words[at + 2 + MAX_FRAMES:at + 2 + 2 * MAX_FRAMES]
+    at += 2 + 2 * MAX_FRAMES
+    num_traps = min(words[at], MAX_TRAPS)
+    starts, ends = words[at + 1:at + 1 + MAX_TRAPS], words[at + 1 + MAX_TRAPS:]
+    return (serial, regs, [(pcs[i], sps[i]) for i in range(min(num_frames, MAX_FRAMES))], stop,
+            [(starts[i], ends[i]) for i in range(num_traps)])
 
 
 def run_in_gdb():
@@ -165,13 +189,13 @@ def run_in_gdb():
     point = int(gdb.parse_and_eval('(unsigned long long)&oracle_point'))
 
     def compare():
-        serial, regs, frames, stop = unpack_point(arch, inferior.read_memory(point, POINT_WORDS * 8))
+        serial, regs, frames, stop, traps = unpack_point(arch, inferior.read_memory(point, POINT_WORDS * 8))
         if len(regs) != len(names):
             raise gdb.GdbError('the kernel handed over %d registers, %s has %d' % (len(regs), arch, len(names)))
         saved = read_all()  # the handler's own, to put back
         write_all(with_regs(saved, regs))
         gdb_frames, gdb_stop = unwind()
-        verdict, why = classify(arch, (frames, stop), gdb_frames, gdb_stop)
+        verdict, why = classify(arch, (frames, stop), gdb_frames, gdb_stop, traps)
         write_all(saved)
         result['compared'] += 1
         counts[verdict] += 1

@@ -9,7 +9,10 @@ s390x, arm64's nofault-nofixup and s390x's reentry-wrong (scenario 10 built to f
 run's checks (run.check_reloc, scenario 11) start from the arm64 reloc kernel booted once with a
 fixed seed; each host command's check also meets a stand-in for sfu or minidump_stackwalk (the
 real one, its answer edited) that names one frame wrong. Breakpad's tools are QEMU_DIR/../oracles/
-breakpad/bin (make qemu-kernels builds them).
+breakpad/bin (make qemu-kernels builds them). The every-instruction runs' judgement
+(gdb_oracle.classify, every_check.judge) on made-up frames and counts; the named gdb limitations
+on their minimal case (gdb_limits.py); and x86_64's every-wrong.elf, booted with gdb, which the
+oracle must find wrong at every walk it compares.
 
     runner_test.py SFU CORPUS_DIR [QEMU_DIR]     ends "runner: N passed, M failed"
                                                  QEMU_DIR: CORPUS_DIR/../qemu if not given
@@ -21,6 +24,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import every_check  # noqa: E402
+import gdb_limits  # noqa: E402
+import gdb_oracle  # noqa: E402
 import run  # noqa: E402
 
 
@@ -356,6 +362,117 @@ def reloc_cases(sfu, qemu_dir, case):
                                                        for w in scenarios[host[2]]))
 
 
+def every_cases(case):
+    """The every-instruction runs' judgement (gdb_oracle.classify, every_check.judge), on made-up
+    frames and counts."""
+    cls = gdb_oracle.classify
+    end, out = gdb_oracle.STOP_END, 'outermost'
+    k = [(0x1000, 0x7f00), (0x2004, 0x7f10), (0x3008, 0x7f40), (0x4000, 0x7ff0)]
+    case('oracle: the same frames, both ending cleanly, are equal', cls('x86_64', (k, end), k, out) == (gdb_oracle.EQUAL, None))
+    case('oracle: a PC one off differs',
+         cls('x86_64', (k, end), k[:2] + [(0x3009, 0x7f40)] + k[3:], out) ==
+         (gdb_oracle.DIFFER, 'frame #2: gdb has pc 0x3009 sp 0x7f40, the kernel pc 0x3008 sp 0x7f40'))
+    case('oracle: an SP (a CFA) 8 off differs',
+         cls('x86_64', (k, end), k[:1] + [(0x2004, 0x7f18)] + k[2:], out)[0] == gdb_oracle.DIFFER)
+    case('oracle: gdb ending earlier, outside the entry code, differs',
+         cls('x86_64', (k, end), k[:3], out, [(0x5000, 0x6000)]) ==
+         (gdb_oracle.DIFFER, 'gdb gave 3 frames (stopping with "outermost"), the kernel 4'))
+    case('oracle: gdb going on past the kernel\'s end differs',
+         cls('x86_64', (k, end), k + [(0x9000, 0x8000)], 'previous frame identical to this frame (corrupt stack?)')[0] ==
+         gdb_oracle.DIFFER)
+    case('oracle: a kernel walk that did not end cleanly differs',
+         cls('x86_64', (k, end + 1), k, out) == (gdb_oracle.DIFFER, 'the kernel\'s walk stopped with stop 2, not end-of-stack'))
+    case('oracle: gdb stopping for another reason at the same frame differs',
+         cls('x86_64', (k, end), k, 'frame did not save the PC') ==
+         (gdb_oracle.DIFFER, 'gdb stopped with "frame did not save the PC" where the kernel\'s walk ended'))
+    signed = k[:2] + [(0x3a00000000003008, 0x7f40)]
+    case('oracle: arm64, a return address with its PAC bits is the named limitation',
+         cls('arm64', (k, end), signed, 'previous frame identical to this frame (corrupt stack?)') ==
+         (gdb_oracle.PAC_UNSTRIPPED, 'frame #2: gdb has pc 0x3a00000000003008, the kernel 0x3008: the PAC bits left on'))
+    case('oracle: x86_64 has no PAC: the same frames differ', cls('x86_64', (k, end), signed, out)[0] == gdb_oracle.DIFFER)
+    case('oracle: arm64, PAC bits and a wrong SP differ',
+         cls('arm64', (k, end), k[:2] + [(0x3a00000000003008, 0x7f48)], out)[0] == gdb_oracle.DIFFER)
+    case('oracle: arm64, a wrong address under the PAC bits differs',
+         cls('arm64', (k, end), k[:2] + [(0x3a0000000000300c, 0x7f40)], out)[0] == gdb_oracle.DIFFER)
+    case('oracle: gdb ending outermost in the entry code is the named limitation',
+         cls('arm64', (k, end), k[:3], out, [(0x2000, 0x2100), (0x3000, 0x3008)]) ==
+         (gdb_oracle.ENTRY_OUTERMOST, 'gdb ends at frame #2, 0x3008 in the trap entry code; the kernel goes on to 4 frames'))
+    case('oracle: ... looked up at the return address less one',
+         cls('arm64', (k, end), k[:3], out, [(0x3008, 0x3010)])[0] == gdb_oracle.DIFFER)
+    case('oracle: ... and only where gdb calls the frame outermost',
+         cls('arm64', (k, end), k[:3], 'frame did not save the PC', [(0x3000, 0x3010)])[0] == gdb_oracle.DIFFER)
+    point = [7, 2, 0x11, 0x22] + [0] * 38 + [2, end, 0x1000, 0x2004] + [0] * 62 + [0x7f00, 0x7f10] + [0] * 62 + \
+        [1, 0x5000] + [0] * 7 + [0x6000] + [0] * 7
+    for arch in ('x86_64', 's390x'):
+        data = gdb_oracle.struct.pack(gdb_oracle.ENDIAN[arch] + '%dQ' % len(point), *point)
+        case('oracle: struct oracle_point read back (%s\'s byte order)' % arch,
+             gdb_oracle.unpack_point(arch, data) == (7, [0x11, 0x22], k[:2], end, [(0x5000, 0x6000)]))
+
+    judge = every_check.judge
+    counts = [('every-instruction', 110402, 110402)]
+    oracle = {'compared': 1104, 'counts': {'equal': 1000, 'differ': 0, 'pac-unstripped': 0, 'entry-outermost': 104},
+              'diffs': []}
+    line, limited, whys = judge('arm64', 'gen-v2', counts, 1104, oracle)
+    case('every: a good run passes, its line in the form tools read',
+         line == 'qemu: arm64 every-instruction gen-v2: 110402 instructions, 110402 walks right, 1104 gdb-equal, 0 differ'
+         and whys == [] and every_check.LINE.match(line).groups() == ('arm64', 'gen-v2', '110402', '110402', '1104', '0'))
+    case('every: walks a limitation cut short are counted on their own line',
+         limited == ['qemu: arm64 every-instruction gen-v2: gdb limitation entry-outermost: 104 of the gdb-equal walks '
+                     'compared up to it'])
+    case('every: a wrong walk on the device fails',
+         judge('arm64', 'gen-v2', [('every-instruction', 110401, 110402)], 1104, oracle)[2] ==
+         ['1 of 110402 stepped walks were wrong on the device'])
+    case('every: no count line fails', judge('arm64', 'gen-v2', [], 1104, oracle) ==
+         (None, [], ['0 "sfu-count every-instruction" lines, expected one']))
+    case('every: no sfu-oracle-handed line fails', judge('arm64', 'gen-v2', counts, None, oracle)[2] == ['no sfu-oracle-handed line'])
+    case('every: gdb comparing fewer walks than handed over fails',
+         judge('arm64', 'gen-v2', counts, 1105, oracle)[2] == ['gdb compared 1104 walks, the kernel handed over 1105'])
+    none = dict(oracle, compared=0, counts={'equal': 0, 'differ': 0})
+    case('every: gdb comparing nothing fails', judge('arm64', 'gen-v2', counts, 0, none)[2] == ['gdb compared no walk'])
+    bad = dict(oracle, counts=dict(oracle['counts'], equal=998, differ=2),
+               diffs=[{'serial': 300, 'verdict': 'differ', 'why': 'frame #1: ...', 'file': 'f300'},
+                      {'serial': 900, 'verdict': 'differ', 'why': 'frame #2: ...', 'file': 'f900'}])
+    line, _, whys = judge('arm64', 'gen-v2', counts, 1104, bad)
+    case('every: a difference fails the run, named with its file',
+         line.endswith('1102 gdb-equal, 2 differ') and
+         whys == ['2 walks differ from gdb\'s, first: serial 300: frame #1: ... (f300); serial 900: frame #2: ... (f900)'])
+    case('every: no result from gdb fails', judge('arm64', 'gen-v2', counts, 1104, 'gdb-multiarch is not installed')[2] ==
+         ['gdb: gdb-multiarch is not installed'])
+    case('every: an error in gdb_oracle.py fails',
+         judge('arm64', 'gen-v2', counts, 1104, dict(oracle, error='GdbError: x'))[2] == ['gdb_oracle.py: GdbError: x'])
+    case('every: sfu-oracle-handed read', every_check.handed_over(['a', 'sfu-oracle-handed 12\r', 'b']) == 12
+         and every_check.handed_over(['sfu-oracle-handed x']) is None)
+
+
+def every_wrong_cases(qemu_dir, case):
+    """x86_64's every-wrong.elf hands gdb a caller one byte off at every walk: booted with gdb, the
+    oracle must find every walk it compares different, and the run fail."""
+    elf = os.path.join(qemu_dir, 'x86_64', 'every-wrong.elf')
+    if not os.path.exists(elf):
+        case('x86_64 every-wrong.elf is built (make qemu-kernels): ' + qemu_dir, False)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        output, killed, oracle, _ = every_check.boot_with_gdb(run.boot, X86_QEMU + [elf], 120, elf, 'x86_64', 1000, tmp)
+        ok = not killed and not isinstance(oracle, str)
+        case('every-wrong: booted with gdb (%s)' % (killed or (oracle if isinstance(oracle, str) else 'ok')), ok)
+        if not ok:
+            return
+        lines = output.splitlines()
+        handed = every_check.handed_over(lines)
+        line, _, whys = every_check.judge('x86_64', 'wrong', run.parse(lines)[1], handed, oracle)
+        case('every-wrong: gdb finds every walk it compares different',
+             handed and oracle['compared'] == handed and oracle['counts']['differ'] == handed
+             and line.endswith('0 gdb-equal, %d differ' % handed))
+        case('every-wrong: the run fails for it', len(whys) == 1 and whys[0].startswith('%d walks differ' % handed)
+             and 'frame #1: gdb has pc ' in whys[0])
+
+
+# The x86_64 kernels' command (tests/qemu/x86_64/kernel.mk).
+X86_QEMU = ['qemu-system-x86_64', '-machine', 'q35', '-cpu', 'max', '-m', '128M', '-display', 'none', '-nodefaults',
+            '-no-reboot', '-serial', 'stdio', '-device', 'isa-debug-exit,iobase=0xf4,iosize=0x04', '-icount', 'shift=0',
+            '-kernel']
+
+
 def main():
     sfu, corpus = sys.argv[1], sys.argv[2]
     elf = os.path.join(corpus, 'x86_64', 'gcc-O2.elf')
@@ -532,6 +649,9 @@ def main():
     crash_cases(sfu, qemu_dir, case)
     reloc_slot_cases(case)
     reloc_cases(sfu, qemu_dir, case)
+    every_cases(case)
+    gdb_limits.cases(case)
+    every_wrong_cases(qemu_dir, case)
     print('runner: %d passed, %d failed' % (passed, failed))
     return 0 if failed == 0 else 1
 

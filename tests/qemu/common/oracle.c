@@ -24,6 +24,17 @@ void oracle_record_walk(const struct sfu_regs *regs, const struct sfu_walk_confi
   }
   oracle_point.num_frames = n;
   oracle_point.stop = (uint64_t)sfu_walk_stop(&cursor);
+  uint64_t t = 0;
+  for (; t < config->num_traps && t < ORACLE_MAX_TRAPS; t++) {
+    oracle_point.trap_start[t] = config->traps[t].start;
+    oracle_point.trap_end[t] = config->traps[t].end;
+  }
+  oracle_point.num_traps = t;
+#ifdef ORACLE_WRONG
+  /* Built to be wrong (x86_64's every-wrong.elf, which runner_test.py boots): the caller's frame
+   * handed over one byte off, a walk the device did not check, which gdb must tell apart. */
+  if (n > 1) oracle_point.pc[1]++;
+#endif
 }
 
 /* noipa and an empty asm: the call stays, and gdb's breakpoint on its first instruction is hit

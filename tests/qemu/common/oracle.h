@@ -18,6 +18,7 @@
 
 #define ORACLE_MAX_FRAMES 64
 #define ORACLE_MAX_REGS 40
+#define ORACLE_MAX_TRAPS 8
 
 /* regs[], in this order (gdb's register names, gdb_oracle.py has the same lists):
  *   x86_64 (18): rip rsp rbp rax rbx rcx rdx rsi rdi r8 r9 r10 r11 r12 r13 r14 r15 eflags
@@ -31,6 +32,11 @@ struct oracle_point {
   uint64_t stop;       /* enum sfu_stop of the walk */
   uint64_t pc[ORACLE_MAX_FRAMES]; /* struct sfu_frame's pc and sp of each frame */
   uint64_t sp[ORACLE_MAX_FRAMES];
+  /* The config's trap entry code (sfu_trap_entry start and end), at most ORACLE_MAX_TRAPS: where
+   * gdb may stop, calling the frame outermost, while the walk crosses into the interrupted code. */
+  uint64_t num_traps;
+  uint64_t trap_start[ORACLE_MAX_TRAPS];
+  uint64_t trap_end[ORACLE_MAX_TRAPS];
 };
 
 extern struct oracle_point oracle_point;
@@ -41,7 +47,8 @@ extern uint64_t oracle_handed;         /* walks handed over so far */
 int oracle_due(void);
 
 /* Fills num_frames, stop, pc[] and sp[] by walking from regs with config (the same walk the
- * handler checks: call it with the same arguments). */
+ * handler checks: call it with the same arguments), and num_traps, trap_start[], trap_end[] from
+ * config. */
 void oracle_record_walk(const struct sfu_regs *regs, const struct sfu_walk_config *config);
 
 /* gdb's breakpoint: returns when gdb has compared oracle_point and continued. */

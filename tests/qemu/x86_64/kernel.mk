@@ -157,7 +157,11 @@ $(foreach t,$(X86_EVERY_TABLES),\
 	$(eval X86_LIB_every-$(call x86_every_field,$(t),1)-no-cache := $(BUILD)/no-cache/x86_64/libsfu.a)\
 	$(eval $(call x86_variant,every-$(call x86_every_field,$(t),1)-no-cache,$(call x86_every_field,$(t),2),$(call x86_every_field,$(t),3),$(X86_EVERY_SRCS))))
 X86_EVERY := $(foreach t,$(X86_EVERY_TABLES),every-$(call x86_every_field,$(t),1) every-$(call x86_every_field,$(t),1)-no-cache)
-QEMU_KERNELS += $(foreach v,$(X86_EVERY),$(X86_OUT)/$(v).elf)
+# every-wrong.elf: every-gen-v2 handing gdb a caller one byte off (common/oracle.c, ORACLE_WRONG),
+# which runner_test.py boots: the oracle must tell every walk it compares apart.
+X86_VFLAGS_every-wrong := -DKERNEL_BLOCK_INDEX -DORACLE_WRONG
+$(eval $(call x86_variant,every-wrong,gen,2,$(X86_EVERY_SRCS)))
+QEMU_KERNELS += $(foreach v,$(X86_EVERY) every-wrong,$(X86_OUT)/$(v).elf)
 QEMU_EVERY_RUNS += $(foreach v,$(X86_EVERY),"x86_64|$(v:every-%=%)|$(X86_OUT)/$(v).elf|$(X86_QEMU)")
 
 X86_VARIANTS := gas-v1 gen-v2 gen-v3 demo

@@ -1,0 +1,101 @@
+"""The named gdb limitations of the every-instruction oracle (gdb_oracle.LIMITATIONS), each shown on
+its minimal case (gdb_limits.S): the image built and booted under QEMU with gdb-multiarch attached,
+stopped twice in `leaf`, and gdb's frames compared with what a walk that is right gives (the
+return addresses the image's labels name), through gdb_oracle.classify as the runs do.
+runner_test.py calls cases(); alone:
+
+    python3 tests/qemu/gdb_limits.py        prints each case, exits 1 if one failed
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import every_check  # noqa: E402
+import gdb_oracle  # noqa: E402
+
+QEMU = ['qemu-system-aarch64', '-machine', 'virt', '-cpu', 'max,pauth-impdef=on', '-m', '128M', '-display', 'none',
+        '-nodefaults']
+# Run inside gdb: each stop in leaf as "stop PC:SP PC:SP ... | REASON", gdb's frames and why it
+# stopped after the last.
+GDB_SCRIPT = '''
+import gdb
+gdb.execute('break leaf')
+for n in range(2):
+    gdb.execute('continue')
+    f, frames = gdb.newest_frame(), []
+    while f is not None:
+        frames.append('%x:%x' % (int(f.pc()), int(f.read_register('sp'))))
+        last, f = f, f.older()
+    print('stop %s | %s' % (' '.join(frames), gdb.frame_stop_reason_string(last.unwind_stop_reason())))
+'''
+
+
+def symbols(elf):
+    out = subprocess.run(['aarch64-linux-gnu-nm', elf], capture_output=True, text=True, check=True).stdout
+    return {w[2]: int(w[0], 16) for w in (l.split() for l in out.splitlines()) if len(w) == 3}
+
+
+def gdb_stops(tmp):
+    """Builds gdb_limits.S and returns (its symbols, [(frames [(pc, sp)], reason)] of each stop)."""
+    obj, elf, script = (os.path.join(tmp, n) for n in ('minimal.o', 'minimal.elf', 'bt.py'))
+    subprocess.run(['aarch64-linux-gnu-as', os.path.join(HERE, 'gdb_limits.S'), '-o', obj], check=True)
+    subprocess.run(['aarch64-linux-gnu-ld', '-Ttext=0x40080000', '-e', '_start', obj, '-o', elf], check=True)
+    with open(script, 'w') as f:
+        f.write(GDB_SCRIPT)
+    port = every_check.free_port()
+    qemu = subprocess.Popen(QEMU + ['-kernel', elf, '-S', '-gdb', 'tcp:127.0.0.1:%d' % port],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        out = subprocess.run([every_check.GDB, '-q', '-batch', '-nx', elf, '-ex', 'target remote 127.0.0.1:%d' % port,
+                              '-x', script], capture_output=True, text=True, timeout=60).stdout
+    finally:
+        qemu.kill()
+        qemu.wait()
+    stops = []
+    for line in out.splitlines():
+        if line.startswith('stop '):
+            frames, _, reason = line[len('stop '):].partition(' | ')
+            stops.append(([tuple(int(v, 16) for v in fr.split(':')) for fr in frames.split()], reason))
+    return symbols(elf), stops
+
+
+def cases(case):
+    if not all(every_check.shutil.which(t) for t in (every_check.GDB, 'aarch64-linux-gnu-as', QEMU[0])):
+        case('gdb limits: gdb-multiarch, the arm64 assembler and QEMU are installed', False)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        sym, stops = gdb_stops(tmp)
+    case('gdb limits: gdb stopped twice in leaf', len(stops) == 2)
+    if len(stops) != 2:
+        return
+    (pac, pac_reason), (entry, entry_reason) = stops
+    # pac-unstripped: leaf, signs, then _start's frame from the signed return address.
+    signed = pac[2][0] if len(pac) == 3 else 0
+    case('gdb limits: pac-unstripped: gdb gives the return address into _start with its PAC bits, and stops',
+         len(pac) == 3 and signed != sym['after_signs'] and signed & gdb_oracle.ARM64_VA_MASK == sym['after_signs']
+         and pac_reason == 'previous frame identical to this frame (corrupt stack?)')
+    right = pac[:2] + [(sym['after_signs'], pac[2][1])] if len(pac) == 3 else []
+    case('gdb limits: pac-unstripped: the oracle names it',
+         gdb_oracle.classify('arm64', (right, gdb_oracle.STOP_END), pac, pac_reason)[0] == gdb_oracle.PAC_UNSTRIPPED)
+    # entry-outermost: leaf, entry, and no _start.
+    case('gdb limits: entry-outermost: gdb ends at entry, calling it outermost',
+         [pc for pc, _ in entry][1:] == [sym['entry'] + 8] and entry_reason == 'outermost')
+    right = entry + [(sym['after_entry'], entry[-1][1] + 16)]
+    case('gdb limits: entry-outermost: the oracle names it where entry is the trap entry code',
+         gdb_oracle.classify('arm64', (right, gdb_oracle.STOP_END), entry, entry_reason,
+                             [(sym['entry'], sym['entry_end'])])[0] == gdb_oracle.ENTRY_OUTERMOST)
+    case('gdb limits: entry-outermost: ... and not elsewhere',
+         gdb_oracle.classify('arm64', (right, gdb_oracle.STOP_END), entry, entry_reason)[0] == gdb_oracle.DIFFER)
+
+
+if __name__ == '__main__':
+    failed = []
+
+    def case(name, ok):
+        print('%s %s' % ('PASS' if ok else 'FAIL', name))
+        failed.extend([] if ok else [name])
+    cases(case)
+    sys.exit(1 if failed else 0)
