@@ -238,6 +238,12 @@ odd = write("odd.log", profile([(2, "bad-start", []), (1, "end-of-stack", [NO_FU
 check("a stack of no frames, and an address in no function (named by it, as sfu symbolize does)",
       sfu_profile(odd, "--format", "folded"), (0, "[no frames] 2\nmain;0x%x 1\n" % NO_FUNCTION, ""))
 
+# Every sample dropped: nothing counted, said as such.
+empty = write("empty.log", profile([], 5, lost=[("table-full", 5)]))
+check("a profile with no stack counted", sfu_profile(empty), (0, "samples: 5 taken, 0 counted in 0 stacks (1 profile); "
+      "period: 1000000 nanoseconds\nlost: table-full 5\n\n self    self%  total   total%  function\n", ""))
+check("a profile with no stack counted: no folded line", sfu_profile(empty, "--format", "folded"), (0, "", ""))
+
 # ---- A moved image -----------------------------------------------------------------------------
 
 BIAS = 0x5550000000
@@ -287,6 +293,14 @@ check("pprof: samples and time per sample", re.search(r"^samples/count\[dflt\] c
 check("pprof: what was lost, as comments", re.findall(r"^Comment: (.*)$", raw, re.M),
       ["sfu profile: 13 samples taken, 11 counted, from 1 profile(s)", "lost: table-full 2",
        "stopped: end-of-stack 10", "stopped: no-unwind-info 1"])
+
+for unit, period, want in [("instructions", 1000, ["PeriodType: instructions count", "Period: 1000",
+                                                   "samples/count[dflt] instructions/count"]),
+                           ("nanoseconds", 0, ["PeriodType:  ", "Period: 0", "samples/count[dflt]"])]:  # none given
+    other_pb = pprof_file(write("unit-%s-%d.log" % (unit, period), base(unit=unit, period=period)),
+                          "unit-%s-%d.pb.gz" % (unit, period))
+    check("pprof: period %d %s" % (period, unit),
+          re.findall(r"^(samples/count.*|PeriodType: .*|Period: .*)$", pprof(["-raw"], other_pb)[1], re.M), want)
 
 inline_log = write("inline.log", profile([(4, "end-of-stack", [HOT_INLINED, IN_WORK_HOT, IN_MAIN]),
                                           (2, "end-of-stack", [COLD_AT, IN_WORK_COLD, IN_MAIN])], 6))
