@@ -11,12 +11,13 @@
  * SP and source ([regs], [table], [trap]), all reliable, and stop end-of-stack.
  *
  * Stepped handlers: a synchronous exception taken by the stepped code (a brk) and every timer
- * interrupt that lands in it unmask debug exceptions in their handler for a while, so those
- * instructions are stepped too (the steps are taken on SP_EL1, from the EL1h vectors). There the
- * expected frames are the handler's own calls, then the handler's callers up to the entry code
- * (return addresses found from the vector slot's and handle_irq's own code and from
- * __builtin_return_address), the trap frame's interrupted context, and the stepped code's frames
- * below it. The entry code itself and the handler up to the unmasking are not stepped.
+ * interrupt that lands in it unmask debug exceptions in their handler, so the rest of the handler
+ * is stepped too, up to the entry code's return address (the steps are taken on SP_EL1, from the
+ * EL1h vectors). There the expected frames are the handler's own calls, then the handler's
+ * callers up to the entry code (return addresses found from the vector slot's and handle_irq's
+ * own code and from __builtin_return_address), the trap frame's interrupted context, and the
+ * stepped code's frames below it. The entry code itself and each handler up to the unmasking are
+ * not stepped; nor are exclusive load/store sequences (skip_exclusive).
  *
  * Prints "sfu-count every-instruction OK TOTAL", what was covered, "sfu-oracle-handed N". */
 #include "every.h"
