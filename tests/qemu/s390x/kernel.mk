@@ -27,7 +27,8 @@ S390X_HDRS := $(wildcard $(S390X_SRC)/*.h) $(QEMU_COMMON_HDRS)
 # reentry.c (scenario 10) defines the kernel's sfu_hook_read_nofault, which the crash kernels
 # define themselves: only the scenario kernels link it.
 S390X_SRCS := $(filter-out $(S390X_SRC)/main.c $(S390X_SRC)/demo.c $(S390X_SRC)/crash.c \
-	$(S390X_SRC)/reentry.c, $(sort $(wildcard $(S390X_SRC)/*.c $(S390X_SRC)/*.S)))
+	$(S390X_SRC)/reentry.c $(S390X_SRC)/every.c $(S390X_SRC)/every-work.c, \
+	$(sort $(wildcard $(S390X_SRC)/*.c $(S390X_SRC)/*.S)))
 # -action panic=exit-failure: a disabled wait other than the clean one (arch_exit) exits 1.
 # -singlestep: one instruction per translation block. TCG takes interrupts only between blocks,
 # so without it a timer tick lands only after branches; and QEMU 7.2 keeps the condition code
@@ -143,6 +144,25 @@ S390X_EXTRA_OBJS_profile := $(S390X_OUT)/profile/common/profile.c.o
 $(eval $(call s390x_kernel,profile,3,profile/main.c))
 QEMU_KERNELS += $(S390X_OUT)/profile.elf
 QEMU_RUNS += "s390x profile|$(S390X_OUT)/profile.elf|$(filter-out -singlestep,$(S390X_QEMU))|--profile $(S390X_OUT)/profile"
+
+# The every-instruction kernels (every.c, every-work.c; tests/qemu/README.md, "Every
+# instruction"): the whole workload single-stepped by PER events, a checked walk at each
+# instruction. every-TABLE with the defaults (row cache, block index: registered with index
+# memory), every-TABLE-no-cache against the core without them (qemu.mk), registered without an
+# index, and without the printed trace of every-work.c (EVERY_SELF_TRACE), which takes the most
+# steps and does not touch the cache. every.c's exception path is made of calls; every-work.c
+# keeps its tail calls.
+S390X_CFLAGS_every := -fno-optimize-sibling-calls
+S390X_EVERY_TABLES := gen-v2:2 gen-v3:3
+s390x_every_field = $(word $(2),$(subst :, ,$(1)))
+$(foreach t,$(S390X_EVERY_TABLES),\
+	$(eval S390X_VFLAGS_every-$(call s390x_every_field,$(t),1) := -DKERNEL_BLOCK_INDEX -DEVERY_SELF_TRACE)\
+	$(eval $(call s390x_kernel,every-$(call s390x_every_field,$(t),1),$(call s390x_every_field,$(t),2),every.c every-work.c))\
+	$(eval S390X_LIB_every-$(call s390x_every_field,$(t),1)-no-cache := $(BUILD)/no-cache/s390x/libsfu.a)\
+	$(eval $(call s390x_kernel,every-$(call s390x_every_field,$(t),1)-no-cache,$(call s390x_every_field,$(t),2),every.c every-work.c)))
+S390X_EVERY := $(foreach t,$(S390X_EVERY_TABLES),every-$(call s390x_every_field,$(t),1) every-$(call s390x_every_field,$(t),1)-no-cache)
+QEMU_KERNELS += $(foreach v,$(S390X_EVERY),$(S390X_OUT)/$(v).elf)
+QEMU_EVERY_RUNS += $(foreach v,$(S390X_EVERY),"s390x|$(v:every-%=%)|$(S390X_OUT)/$(v).elf|$(S390X_QEMU)")
 
 QEMU_KERNELS += $(S390X_OUT)/gen-v2.elf $(S390X_OUT)/gen-v3.elf $(S390X_OUT)/demo.elf
 QEMU_RUNS += "s390x gen-v2|$(S390X_OUT)/gen-v2.elf|$(S390X_QEMU)" \

@@ -65,7 +65,7 @@ __attribute__((noinline)) static uint64_t recurse(unsigned depth, uint64_t x) {
   return r + (depth & 1 ? small_frame(r, x) : leaf_loop(r, depth));
 }
 
-__attribute__((noinline)) static void workload_round(unsigned i) {
+__attribute__((noinline)) void workload_round(unsigned i) {
   sink += recurse(1 + i % 6, i);
   sink += with_vla(3 + i % 13);
   sink += many_args(i, 2, 3, 4, 5, 6, 7, 8);

@@ -10,4 +10,7 @@ int scenario_fpr_ra(void);      /* 6: return address in a floating-point registe
 int scenario_corrupt(void);     /* 7: corrupted stacks (corrupt.c) */
 int scenario_reentry(void);     /* 10: a walk inside a walk, a faulting read (reentry.c) */
 
+/* One round of scenario 2's workload (sampling.c), which the every-instruction kernels step. */
+void workload_round(unsigned i);
+
 #endif /* S390X_SCENARIOS_H */
