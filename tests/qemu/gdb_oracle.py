@@ -22,6 +22,7 @@ REGS = {
     's390x': ['pswm', 'pswa'] + ['r%d' % n for n in range(16)] + ['f%d' % n for n in range(16)],
 }
 SP = {'x86_64': 'rsp', 'arm64': 'sp', 's390x': 'r15'}
+PC = {'x86_64': 'rip', 'arm64': 'pc', 's390x': 'pswa'}
 ENDIAN = {'x86_64': '<', 'arm64': '<', 's390x': '>'}
 # struct oracle_point: serial, num_regs, regs[40], num_frames, stop, pc[64], sp[64], num_traps,
 # trap_start[8], trap_end[8].
@@ -47,16 +48,19 @@ def in_traps(pc, traps):
     return any(start <= pc < end for start, end in traps)
 
 
-def classify(arch, kernel, gdb_frames, gdb_stop, traps=()):
+def classify(arch, kernel, gdb_frames, gdb_stop, traps=(), restarts=0):
     """kernel: (frames [(pc, sp)], stop as enum sfu_stop); gdb_frames: [(pc, sp)] gdb gave, the
     frames it makes up left out; gdb_stop: gdb's reason for its last frame
-    (gdb.frame_stop_reason_string); traps: the kernel's trap entry code [(start, end)].
+    (gdb.frame_stop_reason_string); traps: the kernel's trap entry code [(start, end)]; restarts:
+    how many signed return addresses gdb was started again past (unwind()).
     Returns (EQUAL | DIFFER | a LIMITATIONS name, why). Equal: the same frames, PC and SP, and
     both walks end at the same frame (gdb calls it outermost: its CFI leaves the return address
     undefined) while the kernel's walk ends cleanly. The limitations, where gdb stops vouching:
       pac-unstripped (arm64): gdb takes a signed return address, PAC bits and all, for the PC
         (QEMU 7.2's gdb stub has no pauth registers, so gdb cannot strip them) and cannot unwind
-        past it. Compared up to that frame, its PC stripped to the 48 bits of address.
+        past it. gdb_oracle.py strips it to the 48 bits of address and starts gdb again from
+        there (restarts): a walk otherwise equal is counted here. Frames a restart did not reach
+        are compared up to the signed one, its PC stripped.
       entry-outermost: gdb ends at a frame in the trap entry code, which it calls outermost (the
         entry code's CFI leaves the return address undefined, as arm64's and s390x's do), where
         the kernel's walk crosses into the interrupted code by the trap layout. Compared up to
@@ -81,6 +85,8 @@ def classify(arch, kernel, gdb_frames, gdb_stop, traps=()):
         return DIFFER, 'the kernel\'s walk stopped with stop %d, not end-of-stack' % stop
     if gdb_stop != 'outermost':
         return DIFFER, 'gdb stopped with "%s" where the kernel\'s walk ended' % gdb_stop
+    if restarts:
+        return PAC_UNSTRIPPED, 'gdb left %d return addresses signed: stripped, and gdb started again from each' % restarts
     return EQUAL, None
 
 
@@ -168,23 +174,49 @@ def run_in_gdb():
                 g = g[:2 * off] + value + g[2 * (off + size):]
         return g, rest
 
-    def unwind():
-        """gdb's frames [(pc, sp)] and its reason to stop. Left out: the frames gdb makes up that
-        have nothing on the stack, a function inlined into another (INLINE_FRAME, from the DWARF
-        of inlined subroutines) and the caller of a tail call (TAILCALL_FRAME, from DW_TAG_call_site:
-        run_chain's jmp to chain_1, say), counted in result['virtual']."""
-        frames = []
+    def frame_regs(f, pc):
+        """Frame f's registers as gdb unwound them, in this architecture's list, with pc for the PC
+        (0 for one gdb cannot recover: a caller-saved register, which no CFI rule reads)."""
+        values = []
+        for name in names:
+            try:
+                values.append(int(f.read_register(name)) & (1 << 64) - 1)
+            except gdb.error:
+                values.append(0)
+        values[names.index(PC[arch])] = pc
+        return values
+
+    def unwind(saved):
+        """gdb's frames [(pc, sp)], its reason to stop, and how many signed return addresses it was
+        restarted past. Left out: the frames gdb makes up that have nothing on the stack, a
+        function inlined into another (INLINE_FRAME, from the DWARF of inlined subroutines) and the
+        caller of a tail call (TAILCALL_FRAME, from DW_TAG_call_site: run_chain's jmp to chain_1,
+        say), counted in result['virtual']. arm64: at a caller's PC with PAC bits, which gdb cannot
+        strip and cannot unwind past (pac-unstripped), the frame is taken with its PC stripped to
+        the address bits, and gdb starts again from that frame's registers as it unwound them, the
+        PC on the call instruction (the return address less 4: a caller frame's CFI row, as gdb
+        looks it up for any caller), so that the frames above are gdb's own again."""
+        frames, restarts = [], 0
         f = gdb.newest_frame()
         last = f
         while f is not None:
             kind = f.type()
             if kind in (gdb.INLINE_FRAME, gdb.TAILCALL_FRAME):
                 virtual[kind == gdb.TAILCALL_FRAME] += 1
-            else:
-                frames.append((int(f.pc()), int(f.read_register(sp_name)) & (1 << 64) - 1))
-            last = f
-            f = f.older()
-        return frames, gdb.frame_stop_reason_string(last.unwind_stop_reason())
+                last, f = f, f.older()
+                continue
+            pc, sp = int(f.pc()), int(f.read_register(sp_name)) & (1 << 64) - 1
+            if arch == 'arm64' and frames and pc & ~ARM64_VA_MASK and restarts < MAX_FRAMES:
+                pc &= ARM64_VA_MASK
+                write_all(with_regs(saved, frame_regs(f, pc - 4)))
+                restarts += 1
+                frames.append((pc, sp))
+                last = gdb.newest_frame()
+                f = last.older()
+                continue
+            frames.append((pc, sp))
+            last, f = f, f.older()
+        return frames, gdb.frame_stop_reason_string(last.unwind_stop_reason()), restarts
 
     point = int(gdb.parse_and_eval('(unsigned long long)&oracle_point'))
 
@@ -194,12 +226,12 @@ def run_in_gdb():
             raise gdb.GdbError('the kernel handed over %d registers, %s has %d' % (len(regs), arch, len(names)))
         saved = read_all()  # the handler's own, to put back
         write_all(with_regs(saved, regs))
-        gdb_frames, gdb_stop = unwind()
-        verdict, why = classify(arch, (frames, stop), gdb_frames, gdb_stop, traps)
+        gdb_frames, gdb_stop, restarts = unwind(saved)
+        verdict, why = classify(arch, (frames, stop), gdb_frames, gdb_stop, traps, restarts)
         write_all(saved)
         result['compared'] += 1
         counts[verdict] += 1
-        if verdict != EQUAL:
+        if verdict == DIFFER or (verdict != EQUAL and counts[verdict] <= 5):  # the first few of a limitation
             path = os.path.join(diff_dir, 'oracle-%s-%d.txt' % (verdict, serial))
             with open(path, 'w') as f:
                 f.write('serial %d: %s\n%s\n' % (serial, verdict, why))

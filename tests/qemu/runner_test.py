@@ -389,6 +389,11 @@ def every_cases(case):
     case('oracle: arm64, a return address with its PAC bits is the named limitation',
          cls('arm64', (k, end), signed, 'previous frame identical to this frame (corrupt stack?)') ==
          (gdb_oracle.PAC_UNSTRIPPED, 'frame #2: gdb has pc 0x3a00000000003008, the kernel 0x3008: the PAC bits left on'))
+    case('oracle: arm64, an equal walk gdb was started again past signed return addresses is the named limitation',
+         cls('arm64', (k, end), k, out, (), 2) ==
+         (gdb_oracle.PAC_UNSTRIPPED, 'gdb left 2 return addresses signed: stripped, and gdb started again from each'))
+    case('oracle: ... and a difference after a restart still differs',
+         cls('arm64', (k, end), k[:3] + [(0x4004, 0x7ff0)], out, (), 1)[0] == gdb_oracle.DIFFER)
     case('oracle: x86_64 has no PAC: the same frames differ', cls('x86_64', (k, end), signed, out)[0] == gdb_oracle.DIFFER)
     case('oracle: arm64, PAC bits and a wrong SP differ',
          cls('arm64', (k, end), k[:2] + [(0x3a00000000003008, 0x7f48)], out)[0] == gdb_oracle.DIFFER)
