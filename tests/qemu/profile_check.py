@@ -234,7 +234,11 @@ def check(sfu, elf, log, keep):
     with open(kept_log, errors='replace') as f:
         raw = parse(f.read().splitlines())
     results = [(SCENARIO + '-raw', check_raw(raw))]
-    names = symbolize(sfu, kept_elf, sorted({a for _, _, addrs in raw.stacks for a in addrs}))
+    try:  # sfu runs here first: a missing or failing one fails the checks instead of the runner
+        names = symbolize(sfu, kept_elf, sorted({a for _, _, addrs in raw.stacks for a in addrs}))
+    except (OSError, subprocess.CalledProcessError) as e:
+        why = 'sfu symbolize did not name the raw stacks: %s' % e
+        return results + [(SCENARIO + '-top', [why]), (SCENARIO + '-folded', [why])]
     want = fold(raw, names)
     with open(os.path.join(keep, 'raw.folded'), 'w') as f:
         f.writelines('%s %d\n' % kv for kv in sorted(want.items()))

@@ -153,6 +153,10 @@ def main():
             end = next(i for i, l in enumerate(lines) if l.startswith('sfu-profile-end'))
             got = checked(sfu, elf, lines[:end + 1] + lines[begin:], keep)
             case('a profile printed twice fails the raw count', '2 profiles printed, expected 1' in got[SCENARIOS[0]])
+            got = checked(os.path.join(keep, 'no-such-sfu'), elf, lines, keep)
+            case('no sfu to run fails the table and the folded stacks, not the runner',
+                 not got[SCENARIOS[0]] and all(len(got[s]) == 1 and 'sfu symbolize did not name the raw stacks' in got[s][0]
+                                               for s in SCENARIOS[1:]))
             other = os.path.join(qemu_dir, 'arm64', 'gen-v3.elf')
             if os.path.exists(other):
                 log = os.path.join(keep, 'wrong.log')
