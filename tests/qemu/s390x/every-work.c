@@ -20,11 +20,12 @@
 
 #define noipa __attribute__((noipa))
 #define SELF_FRAMES 32
-/* The first tick comes TICK_US after it is armed, later ones up to TICK_SPREAD more: a step
- * costs a few microseconds of CPU time (-icount shift=0: 1 ns an instruction), so each lands a
- * different number of steps into its round, never past it. */
-#define TICK_US 5
-#define TICK_SPREAD 200
+/* Each round's tick comes TICK_US to TICK_US + TICK_SPREAD microseconds of CPU time after it
+ * is armed. A step costs several microseconds (-icount shift=0: 1 ns an instruction; the PER
+ * handler's walk and check are thousands), so each tick lands tens to hundreds of steps into its
+ * round (the kernel prints where), never past it: a round is over ten thousand steps. */
+#define TICK_US 300
+#define TICK_SPREAD 4000
 
 void fault_operation(void); /* faults.c */
 void fault_specification(void);
@@ -74,7 +75,7 @@ static noipa void ev_self_walk(void) {
 
 void every_workload(unsigned rounds) {
   for (unsigned i = 0; i < rounds; i++) {
-    every_tick_arm(TICK_US + (i * 53) % TICK_SPREAD);
+    every_tick_arm(TICK_US + (i * 1123) % TICK_SPREAD);
     workload_round(i);
     sink += ev_tail_pointer(i) + ev_pointer_call(i) + ev_even(1 + i % 4, i);
     run_chain(ev_faults[i % EV_FAULTS]);

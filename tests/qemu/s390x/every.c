@@ -55,8 +55,8 @@
 #define BODY_FRAMES 3
 #define MAX_CONTEXTS 4
 #define MAX_REPORTS 8
-/* The exception stack below on_fault kept for fault_body (a walk: well under 2 KiB), above the
- * PER events' own frames. */
+/* What step_handler keeps of the exception stack below its frame for a fault's stepped body (a
+ * short walk: well under 2 KiB), above the PER events' own frames. */
 #define EXC_STACK_GAP 4096
 
 struct want {
@@ -83,6 +83,8 @@ static struct {
 
 static unsigned ticks, ticks_armed, faults, unstepped_faults, bad_walks;
 static const char *first_bad;
+#define MAX_TICKS_SHOWN 8
+static uint64_t tick_at[MAX_TICKS_SHOWN]; /* where the ticks came, for the log */
 
 void every_note_walk(const char *what, int ok) {
   if (ok) return;
@@ -391,7 +393,12 @@ static void tick_body(const struct trap_frame *tf) { body_walk(tf, "the tick's s
 
 /* One tick, then none. */
 static noipa void every_tick(struct trap_frame *tf) {
+  /* external_handler sets the timer again after this: so far ahead that it never expires. An
+   * expiry while CR0 masks it would stay pending in QEMU, to be taken the moment the next
+   * timer_start unmasks it, always at the same instruction. */
   timer_stop();
+  timer_set_interval_ns(1000000000000000ull);
+  if (ticks < MAX_TICKS_SHOWN) tick_at[ticks] = tf->psw_addr;
   ticks++;
   /* The interruption came after the last stepped instruction ran, or before: either way the old
    * PSW is where it led, and the task goes on from there. */
@@ -417,6 +424,7 @@ static noipa void every_steps(uint64_t main_return) {
   context_open(0)->floor = shadow.n;
   pgm_entry_return = return_after_call((uintptr_t)pgm_entry, (uintptr_t)pgm_entry_end, (uintptr_t)program_check_handler);
   ext_entry_return = return_after_call((uintptr_t)ext_entry, (uintptr_t)ext_entry_end, (uintptr_t)external_handler);
+  if (!pgm_entry_return || !ext_entry_return) lose("no call to C found in the entry code");
   shadow.have_prev = 0;
   program_check_hook = every_program_check;
   load_per(&everywhere);
@@ -455,7 +463,12 @@ void kernel_main(void) {
   kput_dec(faults);
   kputs(" faults stepped through (");
   kput_dec(unstepped_faults);
-  kputs(" with no PER event before them: walked from the fault)\n");
+  kputs(" with no PER event before them: walked from the fault); ticks at");
+  for (unsigned i = 0; i < ticks && i < MAX_TICKS_SHOWN; i++) {
+    kputs(" ");
+    kput_hex(tick_at[i]);
+  }
+  kputs("\n");
   kernel_count("every-instruction", shadow.ok, shadow.total);
   kputs("sfu-oracle-handed ");
   kput_dec(oracle_handed);
