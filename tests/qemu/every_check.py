@@ -98,10 +98,27 @@ def elf_machine(elf):
     return int.from_bytes(head[18:20], 'big' if head[5] == 2 else 'little')
 
 
+FDE = re.compile(r'\sFDE cie=\S+ pc=([0-9a-f]+)\.\.([0-9a-f]+)')
+
+
+def elf_facts(elf):
+    """What gdb_oracle.py needs to know of the image beyond what gdb says: the code its .eh_frame
+    covers, [(start, end)] of each FDE (readelf), and the entry point's function [start, end) (the
+    symbol holding e_entry: gdb stops unwinding there)."""
+    frames = subprocess.run(['readelf', '--debug-dump=frames', elf], capture_output=True, text=True, check=True).stdout
+    fdes = [(int(m.group(1), 16), int(m.group(2), 16)) for m in FDE.finditer(frames)]
+    header = subprocess.run(['readelf', '-hsW', elf], capture_output=True, text=True, check=True).stdout
+    entry = int(re.search(r'Entry point address:\s+0x([0-9a-f]+)', header).group(1), 16)
+    funcs = [(int(w[1], 16), int(w[2], 0)) for w in (l.split() for l in header.splitlines())
+             if len(w) >= 8 and w[3] == 'FUNC' and w[0].endswith(':')]
+    around = [(start, start + size) for start, size in funcs if start <= entry < start + max(size, 1)]
+    return {'fdes': fdes, 'entry': list(around[0]) if around else [entry, entry + 1]}
+
+
 def boot_with_gdb(boot, cmd, timeout, elf, arch, every, workdir):
     """Runs the kernel under QEMU with gdb_oracle.py attached. boot: run.py's boot(cmd, timeout).
     Returns (serial output, why it was killed or None, gdb's result or why there is none, seconds).
-    workdir gets the kernel gdb reads (kernel-cfi.elf: the ELF without its DWARF debug info, so
+    workdir gets elf-facts.json (elf_facts), the kernel gdb reads (kernel-cfi.elf: the ELF without its DWARF debug info, so
     that gdb unwinds from .eh_frame alone and makes up no inline or tail-call frames from
     DW_TAG_call_site), gdb.log, oracle.json and one file per difference."""
     if shutil.which(GDB) is None:
@@ -112,7 +129,11 @@ def boot_with_gdb(boot, cmd, timeout, elf, arch, every, workdir):
     plain = os.path.join(workdir, 'kernel-cfi.elf')
     subprocess.run([OBJCOPY[elf_machine(elf)], '--strip-debug', elf, plain], check=True)
     out = os.path.join(workdir, 'oracle.json')
-    env = dict(os.environ, ORACLE_ARCH=arch, ORACLE_EVERY=str(every), ORACLE_OUT=out, ORACLE_DIR=workdir)
+    facts = os.path.join(workdir, 'elf-facts.json')
+    with open(facts, 'w') as f:
+        json.dump(elf_facts(elf), f)
+    env = dict(os.environ, ORACLE_ARCH=arch, ORACLE_EVERY=str(every), ORACLE_OUT=out, ORACLE_DIR=workdir,
+               ORACLE_FACTS=facts)
     started = time.monotonic()
     for attempt in range(CONNECT_TRIES):
         port = free_port()

@@ -5,7 +5,10 @@
  *      signed on the stack): gdb takes the signed return address into _start for a PC, PAC bits
  *      and all, and stops there.
  *   2. entry-outermost: leaf called by `entry`, whose CFI leaves the return address undefined as
- *      exception entry code's does: gdb calls it outermost, though _start called it. */
+ *      exception entry code's does: gdb calls it outermost, though _start called it.
+ *   3. entry-no-cfi: leaf called by `nocfi`, entry code without CFI (as gas-v1's arm64 kernels'),
+ *      entered from `interrupted` by a branch, as an exception enters: no link, x30 left holding
+ *      `nowhere`. gdb guesses nocfi's caller from its prologue: `nowhere`. */
 	.text
 	.globl _start
 _start:
@@ -23,8 +26,23 @@ after_signs:
 	bl entry
 	.globl after_entry
 after_entry:
-1:	b 1b
+	adr x30, nowhere                  /* what x30 holds when the "exception" comes */
+	.globl interrupted
+interrupted:
+	b nocfi
 	.cfi_endproc
+
+	.globl nocfi
+nocfi:                                    /* no CFI */
+	sub sp, sp, #32
+	stp x29, x30, [sp, #16]
+	bl leaf
+	.globl nocfi_end
+nocfi_end:
+1:	b 1b
+	.globl nowhere
+nowhere:
+	b nowhere
 
 	.type signs, %function
 signs:

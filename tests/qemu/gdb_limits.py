@@ -1,6 +1,6 @@
 """The named gdb limitations of the every-instruction oracle (gdb_oracle.LIMITATIONS), each shown on
 its minimal case (gdb_limits.S): the image built and booted under QEMU with gdb-multiarch attached,
-stopped twice in `leaf`, and gdb's frames compared with what a walk that is right gives (the
+stopped three times in `leaf`, and gdb's frames compared with what a walk that is right gives (the
 return addresses the image's labels name), through gdb_oracle.classify as the runs do.
 runner_test.py calls cases(); alone:
 
@@ -23,7 +23,7 @@ QEMU = ['qemu-system-aarch64', '-machine', 'virt', '-cpu', 'max,pauth-impdef=on'
 GDB_SCRIPT = '''
 import gdb
 gdb.execute('break leaf')
-for n in range(2):
+for n in range(3):
     gdb.execute('continue')
     f, frames = gdb.newest_frame(), []
     while f is not None:
@@ -39,7 +39,8 @@ def symbols(elf):
 
 
 def gdb_stops(tmp):
-    """Builds gdb_limits.S and returns (its symbols, [(frames [(pc, sp)], reason)] of each stop)."""
+    """Builds gdb_limits.S and returns (its symbols, every_check.elf_facts of it, [(frames [(pc, sp)],
+    reason)] of each stop)."""
     obj, elf, script = (os.path.join(tmp, n) for n in ('minimal.o', 'minimal.elf', 'bt.py'))
     subprocess.run(['aarch64-linux-gnu-as', os.path.join(HERE, 'gdb_limits.S'), '-o', obj], check=True)
     subprocess.run(['aarch64-linux-gnu-ld', '-Ttext=0x40080000', '-e', '_start', obj, '-o', elf], check=True)
@@ -59,7 +60,7 @@ def gdb_stops(tmp):
         if line.startswith('stop '):
             frames, _, reason = line[len('stop '):].partition(' | ')
             stops.append(([tuple(int(v, 16) for v in fr.split(':')) for fr in frames.split()], reason))
-    return symbols(elf), stops
+    return symbols(elf), every_check.elf_facts(elf), stops
 
 
 def cases(case):
@@ -67,11 +68,12 @@ def cases(case):
         case('gdb limits: gdb-multiarch, the arm64 assembler and QEMU are installed', False)
         return
     with tempfile.TemporaryDirectory() as tmp:
-        sym, stops = gdb_stops(tmp)
-    case('gdb limits: gdb stopped twice in leaf', len(stops) == 2)
-    if len(stops) != 2:
+        sym, facts, stops = gdb_stops(tmp)
+    case('gdb limits: gdb stopped three times in leaf', len(stops) == 3)
+    if len(stops) != 3:
         return
-    (pac, pac_reason), (entry, entry_reason) = stops
+    (pac, pac_reason), (entry, entry_reason), (nocfi, _) = stops
+    fdes = [tuple(r) for r in facts['fdes']]
     # pac-unstripped: leaf, signs, then _start's frame from the signed return address.
     signed = pac[2][0] if len(pac) == 3 else 0
     case('gdb limits: pac-unstripped: gdb gives the return address into _start with its PAC bits, and stops',
@@ -89,6 +91,19 @@ def cases(case):
                              [(sym['entry'], sym['entry_end'])])[0] == gdb_oracle.ENTRY_OUTERMOST)
     case('gdb limits: entry-outermost: ... and not elsewhere',
          gdb_oracle.classify('arm64', (right, gdb_oracle.STOP_END), entry, entry_reason)[0] == gdb_oracle.DIFFER)
+    # entry-no-cfi: leaf, nocfi, then gdb's guess, nowhere, where a walk crossing the entry code
+    # gives the interrupted instruction.
+    case('gdb limits: entry-no-cfi: no CFI covers nocfi', not gdb_oracle.in_traps(sym['nocfi'], fdes))
+    case('gdb limits: entry-no-cfi: gdb guesses nocfi\'s caller from x30: nowhere',
+         [pc for pc, _ in nocfi][1:3] == [sym['nocfi_end'], sym['nowhere']])
+    right = nocfi[:2] + [(sym['interrupted'], nocfi[1][1] + 32)]
+    traps = [(sym['nocfi'], sym['nocfi_end'])]
+    case('gdb limits: entry-no-cfi: the oracle names it where nocfi is the trap entry code',
+         gdb_oracle.classify('arm64', (right, gdb_oracle.STOP_END), nocfi, 'x', traps, 0, fdes)[0] ==
+         gdb_oracle.ENTRY_NO_CFI)
+    case('gdb limits: entry-no-cfi: ... and not where CFI covers it',
+         gdb_oracle.classify('arm64', (right, gdb_oracle.STOP_END), nocfi, 'x', traps, 0, fdes + traps)[0] ==
+         gdb_oracle.DIFFER)
 
 
 if __name__ == '__main__':

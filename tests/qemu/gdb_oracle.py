@@ -4,8 +4,9 @@ instruction"). Runs inside gdb-multiarch, attached to a stepping kernel held at 
     gdb-multiarch -q -batch -nx KERNEL.elf -ex 'target remote HOST:PORT' -x gdb_oracle.py
 
 with its parameters in the environment: ORACLE_ARCH (x86_64, arm64, s390x), ORACLE_EVERY (K: hand
-every K-th stepped walk over), ORACLE_OUT (the result, JSON) and ORACLE_DIR (one file per
-difference). At each handover it loads the interrupted registers the kernel saved into the CPU,
+every K-th stepped walk over), ORACLE_OUT (the result, JSON), ORACLE_DIR (one file per
+difference) and ORACLE_FACTS (every_check.elf_facts: the code the CFI covers, the entry point's
+function). At each handover it loads the interrupted registers the kernel saved into the CPU,
 unwinds with gdb's own DWARF CFI unwinder, compares PC and SP frame by frame with the frames the
 kernel's walk gave, puts the handler's registers back and continues, until the guest ends.
 classify() (plain Python, also used by runner_test.py) decides each comparison."""
@@ -41,18 +42,31 @@ DIFFER = 'differ'
 # gdb-equal when every frame up to there is equal, and under the limitation's name as well.
 PAC_UNSTRIPPED = 'pac-unstripped'
 ENTRY_OUTERMOST = 'entry-outermost'
-LIMITATIONS = (PAC_UNSTRIPPED, ENTRY_OUTERMOST)
+ENTRY_NO_CFI = 'entry-no-cfi'
+LIMITATIONS = (PAC_UNSTRIPPED, ENTRY_OUTERMOST, ENTRY_NO_CFI)
+# gdb's own stop at the entry point's function ("backtrace past-entry" is off by default): it
+# gives no unwind stop reason there. unwind() says this instead; classify takes it as outermost.
+AT_ENTRY = 'the entry point\'s function'
+# Frames gdb gives at most (set backtrace limit): past a frame it cannot unwind it may go on and
+# on, each "caller" a little further up the stack.
+BACKTRACE_LIMIT = 2 * MAX_FRAMES
 
 
 def in_traps(pc, traps):
     return any(start <= pc < end for start, end in traps)
 
 
-def classify(arch, kernel, gdb_frames, gdb_stop, traps=(), restarts=0):
+def lookup(frames, i):
+    """The address frame i's code is looked up at: a caller's return address less one."""
+    return frames[i][0] - (1 if i else 0)
+
+
+def classify(arch, kernel, gdb_frames, gdb_stop, traps=(), restarts=0, fdes=None):
     """kernel: (frames [(pc, sp)], stop as enum sfu_stop); gdb_frames: [(pc, sp)] gdb gave, the
     frames it makes up left out; gdb_stop: gdb's reason for its last frame
     (gdb.frame_stop_reason_string); traps: the kernel's trap entry code [(start, end)]; restarts:
-    how many signed return addresses gdb was started again past (unwind()).
+    how many signed return addresses gdb was started again past (unwind()); fdes: the code the
+    image's CFI covers [(start, end)] (None: not known).
     Returns (EQUAL | DIFFER | a LIMITATIONS name, why). Equal: the same frames, PC and SP, and
     both walks end at the same frame (gdb calls it outermost: its CFI leaves the return address
     undefined) while the kernel's walk ends cleanly. The limitations, where gdb stops vouching:
@@ -64,7 +78,11 @@ def classify(arch, kernel, gdb_frames, gdb_stop, traps=(), restarts=0):
       entry-outermost: gdb ends at a frame in the trap entry code, which it calls outermost (the
         entry code's CFI leaves the return address undefined, as arm64's and s390x's do), where
         the kernel's walk crosses into the interrupted code by the trap layout. Compared up to
-        that frame."""
+        that frame.
+      entry-no-cfi: gdb goes on past a frame in trap entry code that no CFI covers (gas 2.40's
+        SFrame V1 kernels leave arm64's out: V1 cannot say "no caller"), guessing its caller by
+        analysing the prologue, which takes the interrupted x30 for a return address. Compared up
+        to that frame."""
     frames, stop = kernel
     for i, (k, g) in enumerate(zip(frames, gdb_frames)):
         if k == g:
@@ -72,7 +90,13 @@ def classify(arch, kernel, gdb_frames, gdb_stop, traps=(), restarts=0):
         if (arch == 'arm64' and i > 0 and g[0] != k[0] and g[0] & ARM64_VA_MASK == k[0] and g[1] == k[1]):
             return PAC_UNSTRIPPED, 'frame #%d: gdb has pc 0x%x, the kernel 0x%x: the PAC bits left on' % (
                 i, g[0], k[0])
+        if (i > 0 and fdes is not None and in_traps(lookup(gdb_frames, i - 1), traps)
+                and not in_traps(lookup(gdb_frames, i - 1), fdes)):
+            return ENTRY_NO_CFI, 'frame #%d, 0x%x, is trap entry code without CFI: gdb guessed its caller, 0x%x' % (
+                i - 1, gdb_frames[i - 1][0], g[0])
         return DIFFER, 'frame #%d: gdb has pc 0x%x sp 0x%x, the kernel pc 0x%x sp 0x%x' % (i, g[0], g[1], k[0], k[1])
+    if gdb_stop == AT_ENTRY:
+        gdb_stop = 'outermost'
     if len(gdb_frames) < len(frames) and gdb_frames and gdb_stop == 'outermost':
         last = len(gdb_frames) - 1
         pc = gdb_frames[last][0]
@@ -115,6 +139,10 @@ def run_in_gdb():
     diff_dir = os.environ['ORACLE_DIR']
     names = REGS[arch]
     sp_name = SP[arch]
+    with open(os.environ['ORACLE_FACTS']) as f:
+        facts = json.load(f)
+    fdes = [tuple(r) for r in facts['fdes']]
+    entry = facts['entry']
     endian = ENDIAN[arch]
     counts = {EQUAL: 0, DIFFER: 0}
     for name in LIMITATIONS:
@@ -199,7 +227,7 @@ def run_in_gdb():
         frames, restarts = [], 0
         f = gdb.newest_frame()
         last = f
-        while f is not None:
+        while f is not None and len(frames) < BACKTRACE_LIMIT:
             kind = f.type()
             if kind in (gdb.INLINE_FRAME, gdb.TAILCALL_FRAME):
                 virtual[kind == gdb.TAILCALL_FRAME] += 1
@@ -216,7 +244,11 @@ def run_in_gdb():
                 continue
             frames.append((pc, sp))
             last, f = f, f.older()
-        return frames, gdb.frame_stop_reason_string(last.unwind_stop_reason()), restarts
+        reason = gdb.frame_stop_reason_string(last.unwind_stop_reason())
+        if last.unwind_stop_reason() == gdb.FRAME_UNWIND_NO_REASON and frames and \
+                entry[0] <= lookup(frames, len(frames) - 1) < entry[1]:
+            reason = AT_ENTRY
+        return frames, reason, restarts
 
     point = int(gdb.parse_and_eval('(unsigned long long)&oracle_point'))
 
@@ -227,7 +259,7 @@ def run_in_gdb():
         saved = read_all()  # the handler's own, to put back
         write_all(with_regs(saved, regs))
         gdb_frames, gdb_stop, restarts = unwind(saved)
-        verdict, why = classify(arch, (frames, stop), gdb_frames, gdb_stop, traps, restarts)
+        verdict, why = classify(arch, (frames, stop), gdb_frames, gdb_stop, traps, restarts, fdes)
         write_all(saved)
         result['compared'] += 1
         counts[verdict] += 1
@@ -252,6 +284,7 @@ def run_in_gdb():
 
     gdb.execute('set confirm off')
     gdb.execute('set pagination off')
+    gdb.execute('set backtrace limit %d' % BACKTRACE_LIMIT)
     # oracle_every lives in .bss, which the kernel zeroes at boot: set it at the first oracle_due.
     first = gdb.Breakpoint('oracle_due', internal=True)
     handover = gdb.Breakpoint('oracle_handover', internal=True)

@@ -406,6 +406,16 @@ def every_cases(case):
          cls('arm64', (k, end), k[:3], out, [(0x3008, 0x3010)])[0] == gdb_oracle.DIFFER)
     case('oracle: ... and only where gdb calls the frame outermost',
          cls('arm64', (k, end), k[:3], 'frame did not save the PC', [(0x3000, 0x3010)])[0] == gdb_oracle.DIFFER)
+    case('oracle: gdb stopping at the entry point\'s function, as it does by default, ends the walk as outermost',
+         cls('arm64', (k, end), k, gdb_oracle.AT_ENTRY) == (gdb_oracle.EQUAL, None))
+    case('oracle: gdb stopping with no reason elsewhere differs', cls('arm64', (k, end), k, 'no reason')[0] == gdb_oracle.DIFFER)
+    guessed = k[:3] + [(0x9999, 0x7f60)]
+    case('oracle: gdb guessing past trap entry code without CFI is the named limitation',
+         cls('arm64', (k, end), guessed, 'x', [(0x3000, 0x3008)], 0, [(0x1000, 0x2008)]) ==
+         (gdb_oracle.ENTRY_NO_CFI, 'frame #2, 0x3008, is trap entry code without CFI: gdb guessed its caller, 0x9999'))
+    case('oracle: ... not where CFI covers it',
+         cls('arm64', (k, end), guessed, 'x', [(0x3000, 0x3008)], 0, [(0x3000, 0x3008)])[0] == gdb_oracle.DIFFER)
+    case('oracle: ... nor outside the entry code', cls('arm64', (k, end), guessed, 'x', [], 0, [])[0] == gdb_oracle.DIFFER)
     point = [7, 2, 0x11, 0x22] + [0] * 38 + [2, end, 0x1000, 0x2004] + [0] * 62 + [0x7f00, 0x7f10] + [0] * 62 + \
         [1, 0x5000] + [0] * 7 + [0x6000] + [0] * 7
     for arch in ('x86_64', 's390x'):
