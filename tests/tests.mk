@@ -40,6 +40,9 @@
 #   adoption      tests/adoption/check.sh: tinyk, a third-party-style kernel adopting sfunwind through
 #                 sfu.mk (docs/porting.md), built and booted on three architectures, its trace checked
 #   addr2line     tests/addr2line/check.sh: sfu symbolize against binutils' addr2line (kernels, googletest)
+#   sfu-profile   tests/profile/check.py: sfu profile on profiles written as a device prints them, for a
+#                 program built there: exact top and folded output, every refusal by its message, pprof
+#                 read by go tool pprof, the SVG rendered by headless Chromium
 #   breakpad      tests/breakpad/check.sh: sfu breakpad against Breakpad's dump_syms, minidumps and
 #                 sfu stackwalk against its stackwalkers (the oracle built once into build/oracles/breakpad)
 #   fuzz          the libFuzzer targets under ASan + UBSan, in FUZZ_CHECK_SECONDS together (2/3, 1/6, 1/6):
