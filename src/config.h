@@ -79,6 +79,12 @@ inline constexpr bool kCrashRecords =
 #else
     false;
 #endif
+inline constexpr bool kProfile =
+#ifdef CONFIG_SFU_PROFILE
+    true;
+#else
+    false;
+#endif
 inline constexpr unsigned kCrashStackBytes =
 #ifdef CONFIG_SFU_CRASH_STACK_BYTES
     CONFIG_SFU_CRASH_STACK_BYTES;

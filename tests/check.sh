@@ -51,6 +51,7 @@ run_suite() {
 run_suite unit "$BUILD/tests/unit_tests"
 run_suite variant "$BUILD/tests/variant_tests"
 run_suite cache-stats "$BUILD/tests/cache_stats_tests"
+run_suite profile "$BUILD/tests/profile_tests"
 run_suite target "$BUILD/tests/target_tests"
 run_suite direct "$BUILD/tests/direct_tests"
 run_suite walk-only "$BUILD/tests/walk_only_tests"

@@ -5,6 +5,9 @@
 #   variant       build/tests/variant_tests: the core built with tests/variant/minimal.config
 #   walk-only     build/tests/walk_only_tests: the core built with configs/walk-only.config
 #                 (tests/walk_only/walk_only.mk): codes for names, index memory ignored, its walks
+#   profile       build/tests/profile_tests: the core built with configs/profile.config (the
+#                 profiler on), tests/unit/profile_test.cpp; the unit suite's core has it off
+#                 (tests/unit/profile_disabled_test.cpp)
 #   cache-stats   build/tests/cache_stats_tests: the core built with the row cache's counters
 #                 (tests/cache_stats/stats.config); the hits and misses a walk adds, exactly
 #   target        build/tests/target_tests: the x86_64 library a kernel links (build/x86_64),
@@ -63,7 +66,8 @@ TEST_CXXFLAGS := -std=c++20 -O1 -g -Wall -Wextra -Wno-maybe-uninitialized -Iincl
 	-DSFU_HOSTED=1 -DSFU_CORPUS_DIR='"$(SFU_CORPUS)"' -DSFU_SOURCE_DIR='"$(CURDIR)"' $(SAN)
 SUPPORT_SRCS := $(sort $(wildcard tests/support/*.cpp))
 SUPPORT_HDRS := $(sort $(wildcard tests/support/*.h))
-UNIT_SRCS := $(sort $(wildcard tests/unit/*.cpp))
+# profile_test.cpp needs the profiler on: its own binary, below.
+UNIT_SRCS := $(filter-out tests/unit/profile_test.cpp,$(sort $(wildcard tests/unit/*.cpp)))
 # Unit tests also cover the host tools' library (tools/*.cpp but the command table).
 UNIT_OBJS := $(patsubst %.cpp,$(BUILD)/tests/obj/%.o,$(UNIT_SRCS) $(SUPPORT_SRCS) $(TOOLS_LIB_SRCS))
 
@@ -147,6 +151,20 @@ $(STATS_TEST_DIR)/obj/%.o: %.cpp $(CORE_HDRS) $(STATS_CONFIG_H) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(HOST_CXX) -I$(STATS_TEST_DIR)/config $(HOST_CORE_CXXFLAGS) $(SAN) -c $< -o $@
 $(BUILD)/tests/cache_stats_tests: $(STATS_TEST_OBJS) $(STATS_OBJS)
+	$(HOST_CXX) $(SAN) -o $@ $^ -lgtest -lgtest_main -pthread
+
+# The core again with the profiler (configs/profile.config, as the QEMU profile kernels build it).
+PROFILE_TEST_DIR := $(BUILD)/variant-profile
+PROFILE_TEST_CONFIG_H := $(PROFILE_TEST_DIR)/config/sfu_autoconf.h
+PROFILE_TEST_CORE_OBJS := $(patsubst %.cpp,$(PROFILE_TEST_DIR)/obj/%.o,$(CORE_SRCS)) $(patsubst %.S,$(HOST_DIR)/obj/%.o,$(HOST_ASM))
+PROFILE_TEST_OBJS := $(patsubst %.cpp,$(BUILD)/tests/obj/%.o,tests/unit/profile_test.cpp $(SUPPORT_SRCS))
+$(PROFILE_TEST_CONFIG_H): Kconfig scripts/kconfig.py configs/profile.config | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(PYTHON) scripts/kconfig.py header Kconfig configs/profile.config $@
+$(PROFILE_TEST_DIR)/obj/%.o: %.cpp $(CORE_HDRS) $(PROFILE_TEST_CONFIG_H) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(HOST_CXX) -I$(PROFILE_TEST_DIR)/config $(HOST_CORE_CXXFLAGS) $(SAN) -c $< -o $@
+$(BUILD)/tests/profile_tests: $(PROFILE_TEST_OBJS) $(PROFILE_TEST_CORE_OBJS)
 	$(HOST_CXX) $(SAN) -o $@ $^ -lgtest -lgtest_main -pthread
 
 # The x86_64 core as a kernel links it (freestanding, the build's own ABI only), linked into a
@@ -243,7 +261,7 @@ $(BUILD)/tests/sym_cfi_equal: tests/breakpad/sym_cfi_equal.cpp $(TOOLS_LIB_OBJS)
 
 .PHONY: unit-tests fuzz-build
 unit-tests: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests $(BUILD)/tests/target_tests $(BUILD)/tests/direct_tests \
-	$(BUILD)/tests/cache_stats_tests
+	$(BUILD)/tests/cache_stats_tests $(BUILD)/tests/profile_tests
 FUZZ_TARGETS := $(FUZZ_DIR)/fuzz_sframe $(FUZZ_DIR)/fuzz_walk $(FUZZ_DIR)/fuzz_walk_unvalidated
 fuzz-build: $(FUZZ_TARGETS)
 
@@ -253,7 +271,7 @@ fuzz: $(FUZZ_TARGETS)
 		$(FUZZ_DIR)/fuzz_walk_unvalidated $(FUZZ_SECONDS)
 
 check: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests $(BUILD)/tests/target_tests $(BUILD)/tests/direct_tests \
-		$(BUILD)/tests/cache_stats_tests \
+		$(BUILD)/tests/cache_stats_tests $(BUILD)/tests/profile_tests \
 		$(BUILD)/tests/linked_image \
 		$(BUILD)/tests/reserve_image_gcc $(BUILD)/tests/reserve_image_clang $(BUILD)/tests/symbols_image_gas \
 		$(BUILD)/tests/crash_program $(BUILD)/tests/crash_program_pie $(PIE_CHECK_DEPS) \

@@ -98,7 +98,10 @@ extern "C" {
   X(SFU_E_UNSORTED_TOO_LARGE, "unsorted-table-too-large") /* unsorted, over CONFIG_SFU_MAX_UNSORTED_FDES */ \
   X(SFU_E_BAD_INDEX_MEMORY, "bad-index-memory")       /* under sfu_index_size, or not 8-aligned */ \
   X(SFU_E_SYMBOL_BAD_PREFIX, "bad-symbol-prefix")     /* borrows from no name, or past its end */ \
-  X(SFU_E_SYMBOL_PREFIX_TOO_DEEP, "symbol-prefix-too-deep") /* over SFU_SYMBOL_PREFIX_DEPTH */
+  X(SFU_E_SYMBOL_PREFIX_TOO_DEEP, "symbol-prefix-too-deep") /* over SFU_SYMBOL_PREFIX_DEPTH */ \
+  X(SFU_E_BAD_PROFILE_PARAMS, "profile-bad-params")   /* sfu_profile_init: sizes, unit, NULL */ \
+  X(SFU_E_BAD_PROFILE_MEMORY, "profile-bad-memory")   /* NULL, not 8-aligned, or too small */  \
+  X(SFU_E_PROFILE_DISABLED, "profile-disabled")       /* CONFIG_SFU_PROFILE is off */
 
 enum sfu_error {
 #define SFU_ERROR_ENUM(name, text) name,
