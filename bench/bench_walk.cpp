@@ -5,7 +5,7 @@
 //   libgcc     libgcc_s _Unwind_Backtrace + _Unwind_GetIP (DWARF .eh_frame)
 //
 // This whole file is compiled with -O2 -fno-omit-frame-pointer -Wa,--gsframe, so the same
-// stack has frame records, SFrame rows and DWARF CFI. The stack: 64 frames of noipa functions
+// stack has frame records, SFrame rows and DWARF CFI. The stack (bench/descend.h): 64 frames of noipa functions
 // calling each other in a cycle of 8 (descend_0 .. descend_7), then bottom(), which runs the
 // method; every method walks exactly kFrames frames, all inside the recursion. The cost of
 // building the stack is measured alone (method "none") and subtracted:
@@ -64,8 +64,6 @@ using GccGetIp = _Unwind_Ptr (*)(_Unwind_Context *);
 GccBacktrace gcc_backtrace;
 GccGetIp gcc_get_ip;
 
-volatile int g_sink;
-
 _Unwind_Reason_Code gcc_frame(_Unwind_Context *uc, void *arg) {
   auto *c = static_cast<Ctx *>(arg);
   c->pcs[c->n++] = gcc_get_ip(uc);
@@ -110,23 +108,9 @@ __attribute__((noipa)) int bench_bottom(Ctx *c) {
   return c->n;
 }
 
-#define DESCEND(i, next)                                       \
-  __attribute__((noipa)) int descend_##i(int depth, Ctx *c) { \
-    int r = depth ? next(depth - 1, c) : bench_bottom(c);     \
-    g_sink = r; /* a real call, not a tail jump */            \
-    return r + i;                                              \
-  }
-int descend_0(int, Ctx *);
-DESCEND(7, descend_0)
-DESCEND(6, descend_7)
-DESCEND(5, descend_6)
-DESCEND(4, descend_5)
-DESCEND(3, descend_4)
-DESCEND(2, descend_3)
-DESCEND(1, descend_2)
-DESCEND(0, descend_1)
-
 }  // extern "C"
+
+#include "bench/descend.h"
 
 namespace {
 

@@ -13,7 +13,8 @@
 #                         synthetic tables (the core without its row cache); what each feature
 #                         adds to a kernel's link, the core's .text and the stack a walk needs
 #                         per architecture; SFrame and .sfu_symbols sizes
-#                         on googletest and the QEMU kernels; writes bench/results.md
+#                         on googletest and the QEMU kernels; bench_profile: one profiler sample
+#                         of the 64-deep stack; writes bench/results.md
 
 X86_DIR := $(BUILD)/tests/x86
 # The code under test: Debian's gcc and gas, as a user program would be built.
@@ -51,12 +52,25 @@ BENCH_SIZE_s390x := s390x-linux-gnu-size
 BENCH_STACK_USAGE := $(BENCH_DIR)/stack-usage
 
 # The whole program carries frame records, SFrame rows and DWARF CFI: every method can walk it.
-$(BENCH_DIR)/bench_walk: bench/bench_walk.cpp bench/pin_cpu.h bench/this_process.h include/sfu/unwind.h include/sfu/sframe.h $(HOST_DIR)/libsfu.a \
+$(BENCH_DIR)/bench_walk: bench/bench_walk.cpp bench/descend.h bench/pin_cpu.h bench/this_process.h include/sfu/unwind.h include/sfu/sframe.h $(HOST_DIR)/libsfu.a \
 		| $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(HOST_CXX) -std=c++20 -O2 -g -fno-omit-frame-pointer -Wa,--gsframe -Wall -Wextra -Werror \
 		-I. -Iinclude -Isrc -Itests -I$(BUILD)/config -DSFU_HOSTED=1 -o $@ $< $(HOST_DIR)/libsfu.a \
 		-lunwind -ldl -pthread
+
+# One profiler sample of the same stack (bench/bench_profile.cpp), on the host core built with the
+# profiler (configs/profile.config), a second build of it as for bench_tables below.
+BENCH_PROFILE_CORE := $(BENCH_DIR)/profile-core
+.PHONY: bench-profile-lib
+bench-profile-lib:
+	@$(MAKE) --no-print-directory BUILD=$(BENCH_PROFILE_CORE) KCONFIG_CONFIG=configs/profile.config \
+		SFU_INSTALL_DEPS=no host >/dev/null
+$(BENCH_DIR)/bench_profile: bench/bench_profile.cpp bench/descend.h bench/pin_cpu.h bench/this_process.h \
+		include/sfu/profile.h include/sfu/unwind.h bench-profile-lib | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(HOST_CXX) -std=c++20 -O2 -g -Wa,--gsframe -Wall -Wextra -Werror -I. -Iinclude -DSFU_HOSTED=1 -o $@ $< \
+		$(BENCH_PROFILE_CORE)/host/libsfu.a -pthread
 
 # The lookup on synthetic tables, measured on the host core built without the row cache (a
 # second build of it, as tests/variant builds one); the tables come from the tests' encoder
@@ -132,7 +146,8 @@ bench-footprint: $(BENCH_DIR)/footprint
 BENCH_SYMBOL_KERNELS := $(foreach a,$(BENCH_ARCHS),$(QEMU_DIR)/$(a)/gen-v2.elf)
 
 .PHONY: bench
-bench: $(BENCH_DIR)/bench_walk $(BENCH_DIR)/bench_tables $(BENCH_SPREAD_PROGRAMS) bench-footprint tools $(BENCH_SYMBOL_KERNELS)
+bench: $(BENCH_DIR)/bench_walk $(BENCH_DIR)/bench_profile $(BENCH_DIR)/bench_tables $(BENCH_SPREAD_PROGRAMS) bench-footprint tools \
+		$(BENCH_SYMBOL_KERNELS)
 	bash bench/sframe_size.sh $(TOOLS_DIR)/sfu $(BENCH_DIR)/sframe-size $(BENCH_DIR)/sframe-size.md \
 		$(foreach a,$(BENCH_ARCHS),$(a)=$(QEMU_DIR)/$(a)/gen-v2.elf)
 	bash bench/symbols_size.sh $(TOOLS_DIR)/sfu $(BENCH_DIR)/symbols $(BENCH_DIR)/symbols.md \
@@ -149,9 +164,11 @@ bench: $(BENCH_DIR)/bench_walk $(BENCH_DIR)/bench_tables $(BENCH_SPREAD_PROGRAMS
 	done
 	$(BENCH_DIR)/bench_walk --results bench/results.md --tables $(BENCH_DIR)/tables.md --footprint $(BENCH_DIR)/footprint.md \
 		--spread $(BENCH_DIR)/spread.txt
+	$(BENCH_DIR)/bench_profile --markdown $(BENCH_DIR)/profile.md
 	python3 bench/row_cache_sizes.py --markdown $(foreach f,$(BENCH_SPREAD_FUNCTIONS),spread $(f) $(BENCH_DIR)/spread_$(f).pcs) \
 		$(foreach a,$(BENCH_ARCHS),$(if $(wildcard $(BENCH_QEMU_LOG_$(a))),qemu $(a) $(BENCH_QEMU_LOG_$(a)))) \
 		> $(BENCH_DIR)/row-cache-sizes.md
 	@grep '^row-cache-hits:' $(BENCH_DIR)/row-cache-sizes.md
-	{ echo; cat $(BENCH_DIR)/sframe-size.md; echo; cat $(BENCH_DIR)/symbols.md; echo; cat $(BENCH_DIR)/row-cache-sizes.md; } \
+	{ echo; cat $(BENCH_DIR)/profile.md; echo; cat $(BENCH_DIR)/sframe-size.md; echo; cat $(BENCH_DIR)/symbols.md; echo; \
+		cat $(BENCH_DIR)/row-cache-sizes.md; } \
 		>> bench/results.md
