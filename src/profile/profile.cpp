@@ -164,13 +164,14 @@ bool live(const sfu_profile *p) { return p && __atomic_load_n(&p->magic, __ATOMI
 // One pass over the table: the counts of the published entries as read now, by stop reason.
 struct Counted {
   uint64_t all = 0;
-  uint64_t by_stop[SFU_STOP_COUNT] = {};
+  uint64_t by_stop[SFU_STOP_COUNT];  // zeroed by each_stack's loop: `= {}` is a memset call on arm64
 };
 
 // Calls each(entry, count) for every published entry, and adds its count up.
 template <class Each>
 Counted each_stack(const sfu_profile &p, Each each) {
   Counted c;
+  for (uint64_t &n : c.by_stop) n = 0;
   if (!live(&p)) return c;
   for (uint32_t i = 0; i < p.max_stacks; i++) {
     Header *e = entry(p, i);
