@@ -101,14 +101,19 @@ $(FUZZ_DIR)/fuzz_sframe: $(FUZZ_SRCS) $(FUZZ_HDRS) $(CORE_HDRS) $(CONFIG_H) | $(
 	$(CLANGXX) -std=c++20 -O1 -g -I. -Iinclude -Isrc -Iarch -Itests -I$(BUILD)/config -DSFU_HOSTED=1 $(FUZZ_SAN) \
 		-o $@ $(FUZZ_SRCS)
 
+# The core with the profiler (configs/profile.config): the profile suite's, and fuzz_walk's.
+PROFILE_TEST_DIR := $(BUILD)/variant-profile
+PROFILE_TEST_CONFIG_H := $(PROFILE_TEST_DIR)/config/sfu_autoconf.h
+
 # The second target, over the walker (tests/fuzz/fuzz_walk.cpp): random or given tables, fake
-# stacks behind the no-fault hook (tests/support/fake_machine.cpp), registers and trap layouts.
+# stacks behind the no-fault hook (tests/support/fake_machine.cpp), registers and trap layouts;
+# the defaults with the profiler on, so that it samples each walk too.
 FUZZ_WALK_SRCS := $(CORE_SRCS) tests/fuzz/fuzz_walk.cpp $(addprefix tests/support/,fake_machine.cpp random_tables.cpp \
 	sframe_builder.cpp walks.cpp)
-$(FUZZ_DIR)/fuzz_walk: $(FUZZ_WALK_SRCS) $(FUZZ_HDRS) $(CORE_HDRS) $(CONFIG_H) | $(DEPS_STAMP)
+$(FUZZ_DIR)/fuzz_walk: $(FUZZ_WALK_SRCS) $(FUZZ_HDRS) $(CORE_HDRS) $(PROFILE_TEST_CONFIG_H) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CLANGXX) -std=c++20 -O1 -g -I. -Iinclude -Isrc -Iarch -Itests -I$(BUILD)/config -DSFU_HOSTED=1 $(FUZZ_SAN) \
-		-o $@ $(FUZZ_WALK_SRCS)
+	$(CLANGXX) -std=c++20 -O1 -g -I. -Iinclude -Isrc -Iarch -Itests -I$(PROFILE_TEST_DIR)/config -DSFU_HOSTED=1 \
+		$(FUZZ_SAN) -o $@ $(FUZZ_WALK_SRCS)
 
 # The same target over tables registered without validation: the core and the target built with
 # tests/fuzz/unvalidated.config (CONFIG_SFU_VALIDATE_ON_REGISTER=n), its own config header.
@@ -154,8 +159,6 @@ $(BUILD)/tests/cache_stats_tests: $(STATS_TEST_OBJS) $(STATS_OBJS)
 	$(HOST_CXX) $(SAN) -o $@ $^ -lgtest -lgtest_main -pthread
 
 # The core again with the profiler (configs/profile.config, as the QEMU profile kernels build it).
-PROFILE_TEST_DIR := $(BUILD)/variant-profile
-PROFILE_TEST_CONFIG_H := $(PROFILE_TEST_DIR)/config/sfu_autoconf.h
 PROFILE_TEST_CORE_OBJS := $(patsubst %.cpp,$(PROFILE_TEST_DIR)/obj/%.o,$(CORE_SRCS)) $(patsubst %.S,$(HOST_DIR)/obj/%.o,$(HOST_ASM))
 PROFILE_TEST_OBJS := $(patsubst %.cpp,$(BUILD)/tests/obj/%.o,tests/unit/profile_test.cpp $(SUPPORT_SRCS))
 $(PROFILE_TEST_CONFIG_H): Kconfig scripts/kconfig.py configs/profile.config | $(DEPS_STAMP)

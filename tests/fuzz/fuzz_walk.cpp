@@ -12,7 +12,11 @@
 //     each step) and through the cache (where the walker runs plain steps in a loop of its own);
 //   - sfu_backtrace gives the cursor's PCs and stop (a prefix and no stop when its array is short);
 //   - sfu_print_backtrace prints exactly the cursor's frames and the stop line they imply;
-//   - the crash capture of the same walk opens and holds the same frames, stop and count.
+//   - the crash capture of the same walk opens and holds the same frames, stop and count;
+//   - two profiler samples of it (sfu/profile.h, a profile one frame shallower than the cap) print
+//     one stack counted twice: the walk's lookup addresses and stop, frame-cap-reached and
+//     cut-at-depth iff the cap filled, and an end line with those counts (fuzz_walk's core has
+//     the profiler on; fuzz_walk_unvalidated's has it off, and init must say profile-disabled).
 //
 // Input layout (bytes past the end read as 0). Words are 8 bytes little-endian, and "tagged": a
 // top byte of 0xf0 makes a word an address inside a function (byte 4: which, bytes 0-3: offset),
@@ -59,7 +63,9 @@
 #include "sframe/format.h"
 #include "sfu/crash.h"
 #include "sfu/print.h"
+#include "sfu/profile.h"
 #include "sfu/unwind.h"
+#include "sfu_autoconf.h"
 #include "support/crash_machines.h"
 #include "support/fake_machine.h"
 #include "support/random_tables.h"
@@ -226,6 +232,52 @@ void check_crash(const Walked &w, const sfu_regs &regs, const sfu_walk_config &c
   }
 }
 
+void check_profile(const Walked &w, const sfu_regs &regs, const sfu_walk_config &config, uint32_t cap) {
+  if (cap < 2) return;  // a profile one frame shallower than the walk's cap: it knows a cut exactly
+  const uint32_t depth = cap - 1;
+  std::vector<uint64_t> memory(SFU_PROFILE_MEMORY_SIZE(2, depth) / 8);
+  sfu_profile profile;
+  sfu_profile_params params{2, depth, 0, nullptr};
+  sfu_error e = sfu_profile_init(&profile, memory.data(), memory.size() * 8, &params);
+#ifndef CONFIG_SFU_PROFILE
+  if (e != SFU_E_PROFILE_DISABLED) die("sfu_profile_init without the profiler", 0, e);
+  return;
+#endif
+  if (e != SFU_OK) die("sfu_profile_init refused", 0, e);
+  sfu_profile_sample(&profile, &regs, &config);
+  sfu_profile_sample(&profile, &regs, &config);
+  bool cut = w.frames.size() == cap;
+  std::string want = std::string("sfu-profile-stack 2 ") + sfu_stop_name(cut ? SFU_STOP_FRAME_CAP : w.stop);
+  for (size_t i = 0; i < w.frames.size() && i < depth; i++) {
+    char addr[24];
+    snprintf(addr, sizeof addr, " 0x%llx", (unsigned long long)sfu_frame_lookup_pc(&w.frames[i]));
+    want += addr;
+  }
+  PrintedText got;
+  sfu_profile_print(&got.sink, &profile);
+  std::vector<std::string> stacks;
+  std::string end;
+  for (size_t at = 0, nl; (nl = got.s.find('\n', at)) != std::string::npos; at = nl + 1) {
+    std::string line = got.s.substr(at, nl - at);
+    size_t crc_at = line.rfind(" 0x");
+    if (crc_at == std::string::npos) die("a profile line without its CRC", 0, SFU_OK);
+    std::string body = line.substr(0, crc_at);
+    char crc[16];
+    snprintf(crc, sizeof crc, "0x%08x", sfu_crc32(0, body.data(), body.size()));
+    if (line.substr(crc_at + 1) != crc) die("a profile line's CRC", 0, SFU_OK);
+    if (body.rfind("sfu-profile-stack ", 0) == 0) stacks.push_back(body);
+    if (body.rfind("sfu-profile-end ", 0) == 0) end = body;
+  }
+  if (stacks.size() != 1 || stacks[0] != want) {
+    fprintf(stderr, "printed:\n%swanted:\n%s\n", got.s.c_str(), want.c_str());
+    die("the profile's stack is not the walk's", w.frames.size(), SFU_OK);
+  }
+  if (end != "sfu-profile-end samples=2 counted=2 lines=" + std::to_string(std::count(got.s.begin(), got.s.end(), '\n')))
+    die("the profile's end line", 0, SFU_OK);
+  if (sfu_profile_lost(&profile, SFU_PROFILE_CUT_AT_DEPTH) != (cut ? 2u : 0u) || sfu_profile_samples(&profile) != 2)
+    die("the profile's counts", 0, SFU_OK);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -359,6 +411,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   check_backtrace(w, regs, config);
   check_print(w, regs, config);
   check_crash(w, regs, config, reg == SFU_OK ? &module : nullptr, flags & 0x10, mem.stacks());
+  check_profile(w, regs, config, cap);
   if (!mem.stray_reads().empty()) die("a read outside the declared stacks", mem.stray_reads().front(), SFU_OK);
 
   if (reg == SFU_OK) sfu_unregister(&module);
