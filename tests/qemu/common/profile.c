@@ -11,7 +11,7 @@
 #include "sfu/profile.h"
 
 /* What the profile holds: a few dozen distinct stacks (each tick's PC among a handful of
- * instructions per function, under a fixed chain of callers) of about eight frames. */
+ * instructions per function, under a fixed chain of callers) of six or seven frames. */
 #define PROFILE_STACKS 256
 #define PROFILE_DEPTH 32
 
@@ -53,7 +53,7 @@ uint64_t profile_next_interval(void) {
 /* ---- The workload ------------------------------------------------------------------------- */
 
 /* noipa: each keeps its own copy of the loop (no merging of identical functions, no cloning for
- * the constant count), so the three differ only in how often they are called to run it. */
+ * the constant count), so the three differ only in the count they are given. */
 #define WORK __attribute__((noipa))
 
 WORK static void profile_hot(unsigned n) {
