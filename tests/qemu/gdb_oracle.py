@@ -47,6 +47,8 @@ LIMITATIONS = (PAC_UNSTRIPPED, ENTRY_OUTERMOST, ENTRY_NO_CFI)
 # gdb's own stop at the entry point's function ("backtrace past-entry" is off by default): it
 # gives no unwind stop reason there. unwind() says this instead; classify takes it as outermost.
 AT_ENTRY = 'the entry point\'s function'
+# The reason unwind() gives when gdb cannot read a frame's PC or SP.
+UNREADABLE = 'gdb could not read the frame\'s PC or SP'
 # Frames gdb gives at most (set backtrace limit): past a frame it cannot unwind it may go on and
 # on, each "caller" a little further up the stack.
 BACKTRACE_LIMIT = 2 * MAX_FRAMES
@@ -225,7 +227,10 @@ def run_in_gdb():
         PC on the call instruction (the return address less 4: a caller frame's CFI row, as gdb
         looks it up for any caller), so that the frames above are gdb's own again."""
         frames, restarts = [], 0
-        f = gdb.newest_frame()
+        try:
+            f = gdb.newest_frame()
+        except gdb.error as e:
+            return frames, '%s (frame #0: %s)' % (UNREADABLE, e), restarts
         last = f
         while f is not None and len(frames) < BACKTRACE_LIMIT:
             kind = f.type()
@@ -233,7 +238,10 @@ def run_in_gdb():
                 virtual[kind == gdb.TAILCALL_FRAME] += 1
                 last, f = f, f.older()
                 continue
-            pc, sp = int(f.pc()), int(f.read_register(sp_name)) & (1 << 64) - 1
+            try:
+                pc, sp = int(f.pc()), int(f.read_register(sp_name)) & (1 << 64) - 1
+            except gdb.error as e:  # gdb vouches for no such frame: its walk ends before it
+                return frames, '%s (frame #%d: %s)' % (UNREADABLE, len(frames), e), restarts
             if arch == 'arm64' and frames and pc & ~ARM64_VA_MASK and restarts < MAX_FRAMES:
                 pc &= ARM64_VA_MASK
                 write_all(with_regs(saved, frame_regs(f, pc - 4)))
@@ -257,10 +265,12 @@ def run_in_gdb():
         if len(regs) != len(names):
             raise gdb.GdbError('the kernel handed over %d registers, %s has %d' % (len(regs), arch, len(names)))
         saved = read_all()  # the handler's own, to put back
-        write_all(with_regs(saved, regs))
-        gdb_frames, gdb_stop, restarts = unwind(saved)
+        try:
+            write_all(with_regs(saved, regs))
+            gdb_frames, gdb_stop, restarts = unwind(saved)
+        finally:
+            write_all(saved)
         verdict, why = classify(arch, (frames, stop), gdb_frames, gdb_stop, traps, restarts, fdes)
-        write_all(saved)
         result['compared'] += 1
         counts[verdict] += 1
         if verdict == DIFFER or (verdict != EQUAL and counts[verdict] <= 5):  # the first few of a limitation
