@@ -51,9 +51,11 @@ CORE_COMMON := -std=c++20 -O2 -g $(WARN) -fno-exceptions -fno-rtti -fno-threadsa
 # decode, row cache, memory) keeps -O2. sfu.mk builds the library through these rules too.
 CORE_SIZE_SRCS := src/sframe/table.cpp src/sframe/index.cpp src/sframe/error.cpp src/unwind/registry.cpp
 # CONFIG_SFU_OPTIMIZE_SIZE (configs/walk-only.config): the whole core -Oz, a section per function
-# and object, for kernels that link with --gc-sections. Read from the .config itself: it sets flags.
+# and object, for kernels that link with --gc-sections; no jump tables (on s390x their entries are
+# 8-byte addresses: a few compares are smaller for the switches the core has). Read from the
+# .config itself: it sets flags.
 CORE_FOR_SIZE := $(if $(wildcard $(KCONFIG_CONFIG)),$(shell grep -qs '^CONFIG_SFU_OPTIMIZE_SIZE=y' $(KCONFIG_CONFIG) && echo y))
-core_opt = $(if $(CORE_FOR_SIZE),-Oz -ffunction-sections -fdata-sections,$(if $(filter $(1),$(CORE_SIZE_SRCS)),-Os))
+core_opt = $(if $(CORE_FOR_SIZE),-Oz -ffunction-sections -fdata-sections -fno-jump-tables,$(if $(filter $(1),$(CORE_SIZE_SRCS)),-Os))
 FREESTANDING := -ffreestanding -nostdlib -fno-stack-protector -fno-pic -fno-pie \
 	-fno-tree-loop-distribute-patterns
 # The library's own table, so that a fault inside sfunwind unwinds too: CFI for `sfu gen` always,

@@ -48,32 +48,31 @@ void print_symbol(const sfu_sink *sink, const sfu_module *m, const sfu_symbol &s
 }
 
 void frame_line(const sfu_sink *sink, const sfu_frame *f, uint64_t index) {
-  constexpr unsigned kIndexWidth = 3;
-  sfu_print_str(sink, " #");
-  sfu_print_udec(sink, index);
-  static_assert(kIndexWidth == 3, "the padding below is for 3 digits");
-  sfu_print_str(sink, &"  "[index >= 100 ? 2 : index >= 10 ? 1 : 0]);
-  sfu_print_str(sink, f->reliable ? "   " : " ? ");
-  sfu_print_hex(sink, f->pc, 16);
-  sfu_print_str(sink, "  sp ");
-  sfu_print_hex(sink, f->sp, 16);
-  sfu_print_str(sink, "  ");
-  sfu_print_str(sink, kind_label(f->stack_kind));
-  sfu_print_str(sink, "  ");
-  sfu_print_str(sink, source_label(f->source));
-  sfu_print_str(sink, "  ");
-  if (!f->module)
-    sfu_print_str(sink, "-");
-  else
-    sfu::print::print_module_name(sink, f->module->name, SFU_PRINT_STR_MAX);
-  if constexpr (sfu::config::kSymbols) {
+  using namespace sfu::print;
+  // The index left-aligned in 3 columns (wider ones push the line right), then the fields.
+  const uint64_t values[] = {index,
+                             value_of(&"  "[index >= 100 ? 2 : index >= 10 ? 1 : 0]),
+                             value_of(f->reliable ? "   " : " ? "),
+                             f->pc,
+                             f->sp,
+                             value_of(kind_label(f->stack_kind)),
+                             value_of(source_label(f->source)),
+                             value_of(f->module ? f->module->name : "-"),
+                             SFU_PRINT_STR_MAX};
+#define SFU_FRAME_LINE \
+  " #" SFU_L_DEC SFU_L_STR SFU_L_STR SFU_L_HEX16 "  sp " SFU_L_HEX16 "  " SFU_L_STR "  " SFU_L_STR "  " SFU_L_NAME
+  if constexpr (!sfu::config::kSymbols) {
+    print_line(sink, SFU_FRAME_LINE "\n", values);
+  } else {
+    print_line(sink, SFU_FRAME_LINE, values);
     sfu_symbol sym;
     if (find_symbol(f->module, sfu_frame_lookup_pc(f), sym)) {
       sfu_print_str(sink, "  ");
       print_symbol(sink, f->module, sym, f->pc);
     }
+    sfu_print_str(sink, "\n");
   }
-  sfu_print_str(sink, "\n");
+#undef SFU_FRAME_LINE
 }
 
 // The modules whose line this trace has printed: the last kModulesKept, which is every module of
@@ -127,13 +126,9 @@ extern "C" size_t sfu_print_backtrace(const struct sfu_sink *sink, const struct 
   }
   sfu_stop stop = sfu_walk_stop(&cursor);
   reliable = reliable && frames > 0 && stop == SFU_STOP_END;
-  if constexpr (sfu::config::kNames) {
-    sfu_print_str(sink, "stop: ");
-    sfu_print_str(sink, sfu_stop_name(stop));
-  } else {  // sfu_stop_name's code, from the number (a walk's stop is always in the list)
-    sfu_print_str(sink, "stop: S");
-    sfu_print_udec(sink, stop);
-  }
-  sfu_print_str(sink, reliable ? " (reliable)\n" : " (unreliable)\n");
+  // Without the names, sfu_stop_name's code from the number (a walk's stop is always in the list).
+  const uint64_t values[] = {sfu::config::kNames ? sfu::print::value_of(sfu_stop_name(stop)) : uint64_t(stop),
+                             sfu::print::value_of(reliable ? " (reliable)\n" : " (unreliable)\n")};
+  sfu::print::print_line(sink, sfu::config::kNames ? "stop: " SFU_L_STR SFU_L_STR : "stop: S" SFU_L_DEC SFU_L_STR, values);
   return frames;
 }

@@ -6,10 +6,10 @@
 
 namespace {
 
-bool usable(const sfu_sink *sink) { return sink && sink->putc; }
+[[gnu::always_inline]] inline bool usable(const sfu_sink *sink) { return sink && sink->putc; }
 
 // In parentheses: a hosted libc may define putc as a function-like macro.
-void put(const sfu_sink *sink, char c) { (sink->putc)(sink->ctx, c); }
+[[gnu::always_inline]] inline void put(const sfu_sink *sink, char c) { (sink->putc)(sink->ctx, c); }
 
 constexpr unsigned kMaxHexDigits = 16;
 constexpr unsigned kMaxDecDigits = 20;  // 18446744073709551615
@@ -28,12 +28,56 @@ void digits(const sfu_sink *sink, uint64_t value, unsigned base, unsigned min_di
 
 void udec(const sfu_sink *sink, uint64_t value) { digits(sink, value, 10, 1); }
 
+// The characters of s up to its NUL, at most max of them; clean (clean_char) if asked.
+void text(const sfu_sink *sink, const char *s, uint64_t max, bool clean) {
+  for (uint64_t i = 0; i < max && s[i] != '\0'; i++) put(sink, clean ? sfu::print::clean_char(s[i]) : s[i]);
+}
+
+const char *name_or_unnamed(const char *name) { return name && name[0] ? name : "(unnamed)"; }
+
 }  // namespace
+
+namespace sfu::print {
+
+void print_line(const sfu_sink *sink, const char *tmpl, const uint64_t *values) {
+  if (!usable(sink)) return;
+  for (; *tmpl; tmpl++) {
+    const char c = *tmpl;
+    if (c > kHexBytes) {
+      put(sink, c);
+      continue;
+    }
+    const uint64_t v = *values++;
+    const char *p = reinterpret_cast<const char *>(uintptr_t(v));
+    if (c == kHex16) {
+      put(sink, '0');
+      put(sink, 'x');
+      digits(sink, v, 16, kMaxHexDigits);
+    } else if (c == kDec) {
+      udec(sink, v);
+    } else if (c == kStr) {
+      text(sink, p, SFU_PRINT_STR_MAX, false);
+    } else if (c == kName) {
+      text(sink, name_or_unnamed(p), *values++, true);
+    } else {  // kHexBytes
+      for (uint64_t i = 0, n = *values++; i < n; i++) digits(sink, uint8_t(p[i]), 16, 2);
+    }
+  }
+}
+
+void print_clean(const sfu_sink *sink, const char *s, uint32_t max) {
+  if (usable(sink)) text(sink, s, max, true);
+}
+
+void print_module_name(const sfu_sink *sink, const char *name, uint32_t max) {
+  print_clean(sink, name_or_unnamed(name), max);
+}
+
+}  // namespace sfu::print
 
 extern "C" void sfu_print_str(const struct sfu_sink *sink, const char *str) {
   if (!usable(sink)) return;
-  if (!str) str = "(null)";
-  for (unsigned i = 0; i < SFU_PRINT_STR_MAX && str[i] != '\0'; i++) put(sink, str[i]);
+  text(sink, str ? str : "(null)", SFU_PRINT_STR_MAX, false);
 }
 
 extern "C" void sfu_print_hex(const struct sfu_sink *sink, uint64_t value, unsigned min_digits) {
@@ -61,11 +105,8 @@ extern "C" void sfu_print_udec(const struct sfu_sink *sink, uint64_t value) {
 extern "C" void sfu_print_error(const struct sfu_sink *sink, enum sfu_error err) {
   if constexpr (sfu::config::kNames) {
     sfu_print_str(sink, sfu_error_name(err));
-  } else if (usable(sink)) {  // sfu_error_name's code, without its table
-    put(sink, 'E');
-    if (unsigned(err) < unsigned(SFU_ERROR_COUNT))
-      udec(sink, unsigned(err));
-    else
-      put(sink, '?');
+  } else {  // sfu_error_name's code, without its table
+    const uint64_t value = unsigned(err);
+    sfu::print::print_line(sink, value < SFU_ERROR_COUNT ? "E" SFU_L_DEC : "E?", &value);
   }
 }

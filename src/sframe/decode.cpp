@@ -8,30 +8,28 @@ namespace sfu::sframe {
 sfu_error read_fde(const sfu_table &t, uint32_t index, Fde &out) {
   // Open checked the FDE array and the FRE data fit in the section, so a field inside either is
   // loaded without a bound of its own.
-  uint32_t at = t.fdes_at + index * t.fde_size;
-  const uint8_t *q = t.sec + at;
+  const uint8_t *q = t.sec + t.fdes_at + index * t.fde_size;
   const bool big = table_big_endian(t), v3 = t.version == kVersion3;
-  uint32_t fre_off = uint32_t(load_field<4>(q + (v3 ? 12 : 8), big));
+  // V3's start offset is 8 bytes, V1/V2's 4; the size and the FRE offset follow it.
+  const uint32_t start_bytes = v3 ? 8 : 4;
   out.start = fde_start(t, index);
-  out.size = uint32_t(load_field<4>(q + (v3 ? 8 : 4), big));
-  if (v3) {
-    // V3 keeps the rest of the descriptor in front of the function's rows.
-    if (fre_off > t.fre_len || kAttrSizeV3 > t.fre_len - fre_off) return SFU_E_ATTR_OUT_OF_BOUNDS;
-    out.chain_at = t.fres_at + fre_off;
-    const uint8_t *a = t.sec + out.chain_at;
-    out.num_fres = uint32_t(load_field<2>(a, big));
-    out.info = a[2];
-    out.info2 = a[3];
-    out.rep_size = a[4];
-    out.fres_at = out.chain_at + kAttrSizeV3;
-    return SFU_OK;
-  }
-  out.num_fres = uint32_t(load_field<4>(q + 12, big));
-  out.info = q[16];
-  out.info2 = 0;
-  out.rep_size = !is_v1(t.version) ? q[17] : 0;  // V2 (V3 returned above)
-  if (fre_off > t.fre_len) return SFU_E_FRE_OUT_OF_BOUNDS;
+  out.size = uint32_t(load_field<4>(q + start_bytes, big));
+  const uint32_t fre_off = uint32_t(load_field<4>(q + start_bytes + 4, big));
+  // The rest: the row count (V3 2 bytes, else 4), info, V3's info2, and V2/V3's repeat size, in
+  // the FDE after the FRE offset, or in front of the function's rows in V3.
+  const uint8_t *a = q + 12;
   out.chain_at = out.fres_at = t.fres_at + fre_off;
+  if (v3) {
+    if (fre_off > t.fre_len || kAttrSizeV3 > t.fre_len - fre_off) return SFU_E_ATTR_OUT_OF_BOUNDS;
+    a = t.sec + out.chain_at;
+    out.fres_at += kAttrSizeV3;
+  }
+  const uint32_t count_bytes = v3 ? 2 : 4;
+  out.num_fres = uint32_t(v3 ? load_field<2>(a, big) : load_field<4>(a, big));
+  out.info = a[count_bytes];
+  out.info2 = v3 ? a[3] : 0;
+  out.rep_size = !is_v1(t.version) ? a[count_bytes + 1 + v3] : 0;
+  if (!v3 && fre_off > t.fre_len) return SFU_E_FRE_OUT_OF_BOUNDS;
   return SFU_OK;
 }
 

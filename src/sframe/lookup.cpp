@@ -24,6 +24,7 @@ uint32_t fde_size_field(const sfu_table &t, uint32_t index) {
 // row scan: both are leaves that need no frame there, and sfu_table_find, left holding only the
 // Fde and Fre across its calls, spills nothing (its frame is on a step's deepest call chain).
 SFU_S390X_LEAF int64_t find_fde_index(const sfu_table &t, uint64_t pc) {
+  uint32_t first = 0, end = t.num_fdes;
   if (t.flags & SFU_F_FDE_SORTED) {
     // Last FDE whose start is <= pc: among all of them, or only those the block index leaves.
     uint32_t lo = 0, hi = t.num_fdes;
@@ -40,9 +41,11 @@ SFU_S390X_LEAF int64_t find_fde_index(const sfu_table &t, uint64_t pc) {
     }
     uint32_t n = lo + count_starting_at_or_before(hi - lo, pc, [&](uint32_t i) { return fde_start(t, lo + i); });
     if (n == 0) return -1;
-    return covers(fde_start(t, n - 1), fde_size_field(t, n - 1), pc) ? int64_t(n - 1) : -1;
+    first = n - 1;  // the one function that may cover pc
+    end = n;
   }
-  for (uint32_t i = 0; i < t.num_fdes; i++)
+  // An unsorted table's functions in turn; a sorted one's candidate. One copy of the check.
+  for (uint32_t i = first; i < end; i++)
     if (covers(fde_start(t, i), fde_size_field(t, i), pc)) return i;
   return -1;
 }
@@ -81,6 +84,26 @@ SFU_S390X_LEAF int64_t scan_rows(const sfu_table &t, const Fde &f, uint64_t pc) 
 }
 
 }  // namespace
+
+sfu_error find_validated(const sfu_table &t, uint64_t pc, sfu_row &row) {
+  int64_t i = find_fde_index(t, pc);
+  if (i < 0) return SFU_E_NO_FUNCTION;
+  // Validation read this function and every row of it without an error: none is checked again.
+  Fde fde;
+  (void)read_fde(t, uint32_t(i), fde);
+  const uint32_t key = row_key(t, fde, pc);
+  Fre fre;
+  uint32_t at = fde.fres_at, best = 0;  // no row starts at section offset 0: the header is there
+  for (uint32_t j = 0; j < fde.num_fres; j++, at = fre.end) {
+    (void)read_fre(t, fde, at, fre);
+    if (fre.start > key) break;
+    best = at;
+  }
+  if (!best) return SFU_E_NO_ROW;
+  (void)read_fre(t, fde, best, fre);
+  return decode_fre(t, fde, fre, row);
+}
+
 }  // namespace sfu::sframe
 
 using namespace sfu::sframe;

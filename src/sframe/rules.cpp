@@ -18,10 +18,7 @@ sfu_rule default_fp(const sfu_table &t) {
 int64_t cfa_offset(const sfu_table &t, int32_t w) { return abi_s390x(t.abi) ? s390x_cfa_decode(w) : w; }
 
 // s390x stores CFA offsets scaled down by 8; a 4-byte word can name one no int32 holds.
-sfu_error check_cfa_offset(const sfu_table &t, int32_t w) {
-  int64_t off = cfa_offset(t, w);
-  return off < INT32_MIN || off > INT32_MAX ? SFU_E_CFA_OFFSET_RANGE : SFU_OK;
-}
+bool cfa_offset_fits(int64_t off) { return off >= INT32_MIN && off <= INT32_MAX; }
 
 // V2 s390x keeps RA/FP of leaf functions in registers: an odd word is (regnum << 1) | 1.
 bool s390x_v2_register(const sfu_table &t, int32_t w) {
@@ -29,56 +26,37 @@ bool s390x_v2_register(const sfu_table &t, int32_t w) {
 }
 
 // A flexible rule: [control, offset]. Base is a register (reg_p) or the CFA; deref_p loads.
-sfu_rule flex_rule(uint32_t ctl, int64_t offset) {
-  bool deref = flex_deref_p(ctl);
-  if (flex_reg_p(ctl))
-    return make_rule(deref ? SFU_RULE_AT_REGISTER : SFU_RULE_REGISTER, flex_reg(ctl), offset);
-  return make_rule(deref ? SFU_RULE_AT_CFA : SFU_RULE_CFA_PLUS, 0, offset);
-}
-
-sfu_error check_flex_control(uint32_t ctl) {
+// The control word checked first: no unused bit set, a register a rule can hold.
+sfu_error flex_rule(uint32_t ctl, int64_t offset, sfu_rule &out) {
   if (flex_unused_bit(ctl)) return SFU_E_BAD_FLEX_RULE;
   if (flex_reg_p(ctl) && flex_reg(ctl) > kMaxRegister) return SFU_E_BAD_REGISTER;
+  bool deref = flex_deref_p(ctl);
+  out = flex_reg_p(ctl) ? make_rule(deref ? SFU_RULE_AT_REGISTER : SFU_RULE_REGISTER, flex_reg(ctl), offset)
+                        : make_rule(deref ? SFU_RULE_AT_CFA : SFU_RULE_CFA_PLUS, 0, offset);
   return SFU_OK;
 }
 
 // Flexible rows: CFA [ctl, off], then RA [ctl, off] or one 0 word (no RA rule), then FP
 // [ctl, off]. So the count is 2 to 6, odd exactly when the RA padding word is there.
 bool flex_ra_padded(const Fre &f) { return f.count >= 3 && f.raw[2] == 0; }
-uint32_t flex_fp_index(const Fre &f) { return flex_ra_padded(f) ? 3 : 4; }
 
-sfu_error check_flex(const sfu_table &t, const Fre &f) {
-  if (f.count < 2) return SFU_E_BAD_WORD_COUNT;
-  if (flex_ra_padded(f) != (f.count % 2 == 1)) return SFU_E_BAD_FLEX_RULE;
-  // The CFA must come from a register: a CFA defined from itself says nothing.
-  if (!flex_reg_p(f.raw[0])) return SFU_E_BAD_FLEX_RULE;
-  if (sfu_error e = check_flex_control(f.raw[0])) return e;
-  if (sfu_error e = check_cfa_offset(t, f.word(1))) return e;
-  if (f.count >= 4 && !flex_ra_padded(f))
-    if (sfu_error e = check_flex_control(f.raw[2])) return e;
-  uint32_t fp = flex_fp_index(f);
-  if (f.count > fp)
-    if (sfu_error e = check_flex_control(f.raw[fp])) return e;
+// An RA or FP word of a default row: a register on V2 s390x (one a rule can hold), else a CFA
+// offset.
+sfu_error saved_at(const sfu_table &t, int32_t w, sfu_rule &out) {
+  if (!s390x_v2_register(t, w)) {
+    out = make_rule(SFU_RULE_AT_CFA, 0, w);
+    return SFU_OK;
+  }
+  if (w < 0 || s390x_v2_regnum(w) > kMaxRegister) return SFU_E_BAD_REGISTER;
+  out = make_rule(SFU_RULE_REGISTER, s390x_v2_regnum(w), 0);
   return SFU_OK;
 }
 
 }  // namespace
 
-sfu_error check_fre(const sfu_table &t, const Fde &fde, const Fre &f) {
-  // No words: RA undefined, the outermost frame (V2 errata 2 and V3; V1 has no such row).
-  if (f.count == 0) return is_v1(t.version) ? SFU_E_BAD_WORD_COUNT : SFU_OK;
-  if (fde.flex()) return check_flex(t, f);
-  uint8_t max = abi_amd64(t.abi) ? 2 : kMaxWordsDefault;
-  if (f.count > max) return SFU_E_BAD_WORD_COUNT;
-  if (sfu_error e = check_cfa_offset(t, f.word(0))) return e;
-  for (uint32_t i = 1; i < f.count; i++) {
-    int32_t w = f.word(i);
-    if (s390x_v2_register(t, w) && (w < 0 || s390x_v2_regnum(w) > kMaxRegister)) return SFU_E_BAD_REGISTER;
-  }
-  return SFU_OK;
-}
-
-void rules_of_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row &row) {
+// Each check comes where the word it checks is read, in the order the words are stored: the
+// first error is the one a reader that checked the whole row before decoding it would name.
+sfu_error decode_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row &row) {
   row.func_start = fde.start;
   row.func_size = fde.size;
   row.row_start = f.start;
@@ -93,43 +71,56 @@ void rules_of_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row &row
   row.fp = default_fp(t);
 
   if (f.count == 0) {
+    // No words: RA undefined, the outermost frame (V2 errata 2 and V3; V1 has no such row).
+    if (is_v1(t.version)) return SFU_E_BAD_WORD_COUNT;
     row.flags |= SFU_ROW_OUTERMOST;
     row.cfa = make_rule(SFU_RULE_UNDEFINED, 0, 0);
     row.ra = make_rule(SFU_RULE_UNDEFINED, 0, 0);
     row.fp = make_rule(SFU_RULE_UNCHANGED, 0, 0);
-    return;
+    return SFU_OK;
   }
+
+  // The words as offsets, sign-extended once (flex control words are read as stored, f.raw).
+  int32_t w[kMaxWordsFlex];
+  for (uint32_t i = 0; i < f.count; i++) w[i] = f.word(i);
 
   if (fde.flex()) {
-    row.cfa = flex_rule(f.raw[0], cfa_offset(t, f.word(1)));
-    if (f.count >= 4 && !flex_ra_padded(f)) row.ra = flex_rule(f.raw[2], f.word(3));
-    uint32_t fp = flex_fp_index(f);
-    if (f.count > fp) row.fp = flex_rule(f.raw[fp], f.word(fp + 1));
-    return;
+    if (f.count < 2) return SFU_E_BAD_WORD_COUNT;
+    const bool padded = flex_ra_padded(f);
+    if (padded != (f.count % 2 == 1)) return SFU_E_BAD_FLEX_RULE;
+    // The CFA must come from a register: a CFA defined from itself says nothing.
+    if (!flex_reg_p(f.raw[0])) return SFU_E_BAD_FLEX_RULE;
+    const int64_t cfa = cfa_offset(t, w[1]);
+    if (sfu_error e = flex_rule(f.raw[0], cfa, row.cfa)) return e;
+    if (!cfa_offset_fits(cfa)) return SFU_E_CFA_OFFSET_RANGE;
+    if (f.count >= 4 && !padded)
+      if (sfu_error e = flex_rule(f.raw[2], w[3], row.ra)) return e;
+    const uint32_t fp = padded ? 3 : 4;
+    if (f.count > fp) return flex_rule(f.raw[fp], w[fp + 1], row.fp);
+    return SFU_OK;
   }
 
+  uint8_t max = abi_amd64(t.abi) ? 2 : kMaxWordsDefault;
+  if (f.count > max) return SFU_E_BAD_WORD_COUNT;
+  const int64_t cfa = cfa_offset(t, w[0]);
+  if (!cfa_offset_fits(cfa)) return SFU_E_CFA_OFFSET_RANGE;
   uint8_t base = fre_base_sp(f.info) ? abi_sp_reg(t.abi) : abi_fp_reg(t.abi);
-  row.cfa = make_rule(SFU_RULE_REGISTER, base, cfa_offset(t, f.word(0)));
+  row.cfa = make_rule(SFU_RULE_REGISTER, base, cfa);
   // Which word says what: AMD64 has no RA word (fixed offset), so its FP is word 1; the
   // others put RA in word 1 and FP in word 2.
   uint32_t ra_word = abi_amd64(t.abi) ? 0 : 1;
   uint32_t fp_word = ra_word + 1;
   if (ra_word != 0 && f.count > ra_word) {
-    int32_t w = f.word(ra_word);
+    int32_t ra = w[ra_word];
     // Word 0 is the "RA not saved" padding on s390x only (SFRAME_FRE_RA_OFFSET_INVALID);
     // AArch64 defines no padding, so there it is RA at CFA+0, as binutils reads it.
-    if (w == 0 && abi_s390x(t.abi))
+    if (ra == 0 && abi_s390x(t.abi))
       row.ra = make_rule(SFU_RULE_UNCHANGED, 0, 0);
-    else if (s390x_v2_register(t, w))
-      row.ra = make_rule(SFU_RULE_REGISTER, s390x_v2_regnum(w), 0);
-    else
-      row.ra = make_rule(SFU_RULE_AT_CFA, 0, w);
+    else if (sfu_error e = saved_at(t, ra, row.ra))
+      return e;
   }
-  if (f.count > fp_word) {
-    int32_t w = f.word(fp_word);
-    row.fp = s390x_v2_register(t, w) ? make_rule(SFU_RULE_REGISTER, s390x_v2_regnum(w), 0)
-                                      : make_rule(SFU_RULE_AT_CFA, 0, w);
-  }
+  if (f.count > fp_word) return saved_at(t, w[fp_word], row.fp);
+  return SFU_OK;
 }
 
 }  // namespace sfu::sframe

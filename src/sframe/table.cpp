@@ -49,8 +49,10 @@ sfu_error parse_header(sfu_table &t, const sfu_table_desc &d) {
   // track the RA in each row, so a fixed offset there would be ambiguous.
   if ((abi == SFU_ABI_AMD64_LE) != (fixed_ra != 0)) return SFU_E_BAD_FIXED_RA_OFFSET;
 
-  // The header's size was checked above: its fields are loaded without a bound each.
-  auto u32 = [&](uint32_t off) { return uint32_t(load_field<4>(p + off, big)); };
+  // The header's size was checked above: its fields are loaded without a bound each, in the
+  // ABI's byte order (checked above to be the magic's): a constant in a target build.
+  const bool order = SFU_BUILD_ABI != SFU_ABI_ANY ? abi_big_endian(abi) : big;
+  auto u32 = [p, order](uint32_t off) { return uint32_t(load_field<4>(p + off, order)); };
   uint32_t num_fdes = u32(hdr::kNumFdes), num_fres = u32(hdr::kNumFres), fre_len = u32(hdr::kFreLen);
   uint32_t fde_off = u32(hdr::kFdeOff), fre_off = u32(hdr::kFreOff);
 
@@ -114,8 +116,9 @@ sfu_error check_chain(const sfu_table &t, const Fde &f, uint32_t &end) {
   uint32_t at = f.fres_at, prev_start = 0;
   for (uint32_t j = 0; j < f.num_fres; j++) {
     Fre fre;
+    sfu_row row;
     if (sfu_error e = read_fre(t, f, at, fre)) return e;
-    if (sfu_error e = check_fre(t, f, fre)) return e;
+    if (sfu_error e = decode_fre(t, f, fre, row)) return e;
     if (j > 0 && fre.start <= prev_start) return SFU_E_FRE_START_NOT_RISING;
     if (fre.start > limit) return SFU_E_FRE_START_OUTSIDE_FUNCTION;
     prev_start = fre.start;

@@ -41,6 +41,10 @@ inline Bytes section_bytes(const sfu_table &t) {
 }
 
 // The start address of FDE `index` (< num_fdes), reading nothing else: the binary search's probe.
+// Built for size, one copy for the search and read_fde.
+#ifdef CONFIG_SFU_OPTIMIZE_SIZE
+[[gnu::noinline]]
+#endif
 inline uint64_t fde_start(const sfu_table &t, uint32_t index) {
   uint32_t at = t.fdes_at + index * t.fde_size;  // open checked the FDE array fits
   const uint8_t *q = t.sec + at;
@@ -63,27 +67,31 @@ inline bool fre_head_fits(const sfu_table &t, uint32_t at, uint32_t addr_size) {
 sfu_error read_fde(const sfu_table &t, uint32_t index, Fde &out);
 
 // Reads the FRE at section offset `at` of function `fde`; checks it fits in the FRE data and
-// that its word size and count can be stored. Semantic checks are in check_fre.
+// that its word size and count can be stored. What the words mean is checked by decode_fre.
 sfu_error read_fre(const sfu_table &t, const Fde &fde, uint32_t at, Fre &out);
 
-// Checks the data words suit the ABI, version and FDE type.
-sfu_error check_fre(const sfu_table &t, const Fde &fde, const Fre &fre);
+// sfu_table_find for a table validated in full (ready 2) and a pc the caller knows lies in its
+// text: the same row or error, without the checks validation made already, and each row read
+// whole (read_fre) rather than scanned by its start alone. What the walk of a core built for size
+// with validation at registration (every registered table validated) looks rows up with.
+sfu_error find_validated(const sfu_table &t, uint64_t pc, sfu_row &row);
 
 // The full validation sfu_table_init runs: every FDE, every row, counts and lengths.
 sfu_error validate(const sfu_table &t);
 
-// Turns one FRE into the rules the walker applies (no check: see row_from_fre).
-void rules_of_fre(const sfu_table &t, const Fde &fde, const Fre &fre, sfu_row &row);
+// Turns one FRE into the rules the walker applies, checking as it goes that the data words suit
+// the ABI, version and FDE type: one reading of the words for validation and lookups alike (on an
+// error *row is partly written).
+sfu_error decode_fre(const sfu_table &t, const Fde &fde, const Fre &fre, sfu_row &row);
 
-// The same, the FRE checked first (check_fre) unless the table was fully validated (ready 2: every
-// row was checked once, at registration). Inline, so a lookup makes the check and the decoding
-// two calls, not a chain: a step's deepest call chain ends here (on s390x each level costs a
-// 160-byte save area).
+// The same for a row known to be valid (a validated table's).
+inline void rules_of_fre(const sfu_table &t, const Fde &fde, const Fre &fre, sfu_row &row) {
+  (void)decode_fre(t, fde, fre, row);
+}
+
+// The row of one FRE, checked: the tools' and lookups' name for decode_fre.
 inline sfu_error row_from_fre(const sfu_table &t, const Fde &fde, const Fre &fre, sfu_row &row) {
-  if (t.ready != 2)
-    if (sfu_error e = check_fre(t, fde, fre)) return e;
-  rules_of_fre(t, fde, fre, row);
-  return SFU_OK;
+  return decode_fre(t, fde, fre, row);
 }
 
 }  // namespace sfu::sframe

@@ -25,7 +25,7 @@ extern "C" enum sfu_error sfu_build_id_from_note(const void *note, size_t size, 
   if (size > 0x7fffffff) return SFU_E_SECTION_TOO_LARGE;
   const uint8_t *p = static_cast<const uint8_t *>(note);
   const bool big = big_endian != 0;
-  auto u32 = [&](uint64_t at) { return uint32_t(sfu::sframe::load_field<4>(p + at, big)); };
+  auto u32 = [p, big](uint64_t at) { return uint32_t(sfu::sframe::load_field<4>(p + at, big)); };
   // Bounded: each pass moves at least one note header forward.
   for (uint64_t at = 0; at < size;) {
     if (size - at < kNoteHeader) return SFU_E_BUILD_ID_TRUNCATED;

@@ -9,6 +9,7 @@
 #include "config.h"
 #include "sframe/index.h"
 #include "sframe/rule.h"
+#include "sframe/table.h"
 #include "sfu/unwind.h"
 
 namespace sfu::unwind {
@@ -127,8 +128,9 @@ template <class Copy>
 // Whether the cache holds the row of this registration of module `m` for pc; if so, fills the
 // rules and the flags of *row (what a walk uses), nothing else. Inline: a cached step's probe.
 [[gnu::always_inline]] inline bool cached_row(const sfu_module &m, uint64_t pc, sfu_row &row) {
+  if (kRowCacheEntries == 0) return false;  // no load of the serial either
   uint64_t serial = module_serial(m);
-  if (kRowCacheEntries == 0 || serial == 0) return false;
+  if (serial == 0) return false;
   uint64_t w[3];
   auto copy = [&](const RowCacheEntry &e) {
     for (int i = 0; i < 3; i++) w[i] = __atomic_load_n(&e.rule[i], __ATOMIC_RELAXED);
@@ -228,7 +230,11 @@ void retire_rows(sfu_module &m);
   switch (sframe::find_in_index(m.table, pc, row)) {
     case sframe::IndexAnswer::kRow: break;
     case sframe::IndexAnswer::kNoRow: return SFU_E_NO_FUNCTION;
-    case sframe::IndexAnswer::kSearch: e = sfu_table_find(&m.table, pc, &row); break;
+    case sframe::IndexAnswer::kSearch:
+      // Built for size, a table validated at registration is searched without checking it again.
+      e = config::kForSize && config::kValidateOnRegister ? sframe::find_validated(m.table, pc, row)
+                                                         : sfu_table_find(&m.table, pc, &row);
+      break;
   }
   if (kRowCacheEntries && e == SFU_OK) remember_row(m, pc, row);  // no cache: no call
   return e;
