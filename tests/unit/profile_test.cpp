@@ -490,12 +490,15 @@ TEST(Profile, AClaimedEntryIsNeverComparedNorPrinted) {
 
 // Threads sampling one profile at once, as CPUs would: every sample is in exactly one count.
 TEST(Profile, ManyThreadsSamplingOneProfileAddUpExactly) {
-  constexpr int kThreads = 8, kSamples = 3000, kLeaves = 12;
+  constexpr int kThreads = 8, kSamples = 8000, kLeaves = 4;  // few stacks: their counts contended
   Deep d(6);
   sfu_walk_config config = d.config();
   std::vector<sfu_regs> starts;
   for (int l = 0; l < kLeaves; l++) starts.push_back(d.start(uint64_t(l)));
-  for (uint32_t stacks : {64u, 5u}) {  // room for all; then too few entries
+  // Room for all, then too few entries; a few rounds, as a lost count shows only when two adds
+  // meet (about every other round with plain adds in place of the atomic ones, on two CPUs).
+  for (uint32_t stacks : {64u, 2u, 64u, 2u, 64u, 64u}) {
+    SCOPED_TRACE(stacks);
     Profile prof(stacks, 8);
     std::atomic<int> go{0};
     std::vector<std::thread> threads;
@@ -518,7 +521,7 @@ TEST(Profile, ManyThreadsSamplingOneProfileAddUpExactly) {
       EXPECT_EQ(r.stacks.size(), size_t(kLeaves));  // duplicate lines, if any, added up
       for (int l = 0; l < kLeaves; l++) EXPECT_EQ(r.stacks[d.stack(6, uint64_t(l))], all / kLeaves) << l;
     } else {
-      EXPECT_LE(r.stack_lines, 5u);
+      EXPECT_LE(r.stack_lines, 2u);
       EXPECT_GT(prof.lost(SFU_PROFILE_LOST_TABLE_FULL), 0u);
     }
   }
