@@ -32,7 +32,8 @@
  * Those walks must give, under the shadow's frames of the handler, the return addresses the hook
  * and step_handler were entered with, the address after the entry's call (decoded from the entry
  * code), the interrupted PSW with its SP, then the task's frames. Back in the task, stepping goes
- * on where it stopped.
+ * on where it stopped. EVERY_STEP_ENTRY (every-entry.elf) steps ext_entry too, the external new
+ * PSW carrying PER: the walks inside the entry code show the walker's limitation there (README).
  *
  * At each step, after its own check, every oracle_every-th walk is handed to gdb
  * (common/oracle.h). The kernel prints "sfu-count every-instruction OK TOTAL",
@@ -68,6 +69,7 @@ struct context {
   unsigned start;   /* its first frame in shadow.fr[] */
   unsigned floor;   /* no return pops below: frames it did not see called */
   uint64_t prev_pc; /* the interrupted context's last stepped instruction */
+  int entry;        /* EVERY_STEP_ENTRY: an interruption stepped from ext_entry's first instruction */
 };
 
 static struct {
@@ -177,7 +179,7 @@ static struct context *context_open(uint64_t prev_pc) {
     kernel_done(1);
   }
   struct context *c = &shadow.ctx[shadow.depth++];
-  *c = (struct context){shadow.n, shadow.n, prev_pc};
+  *c = (struct context){shadow.n, shadow.n, prev_pc, 0};
   return c;
 }
 
@@ -197,7 +199,32 @@ static void executed(uint64_t prev, uint64_t next, uint64_t sp) {
     shadow.n--; /* a return */
 }
 
+#ifdef EVERY_STEP_ENTRY
+static int in_ext_entry(uint64_t pc) { return pc >= (uintptr_t)ext_entry && pc < (uintptr_t)ext_entry_end; }
+#endif
+
 static void track(uint64_t pc, uint64_t sp) {
+#ifdef EVERY_STEP_ENTRY
+  /* The external new PSW has PER: the interruption's first step is ext_entry's first instruction,
+   * the interrupted PSW in the external old PSW; the entry's LPSWE returns there. */
+  const struct context *c = &shadow.ctx[shadow.depth - 1];
+  if (shadow.have_prev && pc == (uintptr_t)ext_entry) {
+    uint64_t stopped = lowcore_get(LC_EXT_OLD_PSW + 8);
+    executed(shadow.prev_pc, stopped, sp);
+    struct context *irq = context_open(stopped);
+    push(stopped, sp);
+    irq->floor = shadow.n;
+    irq->entry = 1;
+    shadow.prev_pc = pc;
+    return;
+  }
+  if (c->entry && in_ext_entry(shadow.prev_pc) && byte_at(shadow.prev_pc) == 0xb2 &&
+      byte_at(shadow.prev_pc + 1) == 0xb2) { /* LPSWE */
+    if (shadow.n != c->floor) lose("an interruption returned with frames left");
+    shadow.prev_pc = c->prev_pc;
+    context_close();
+  }
+#endif
   if (shadow.have_prev) executed(shadow.prev_pc, pc, sp);
   shadow.have_prev = 1;
   shadow.prev_pc = pc;
@@ -238,7 +265,11 @@ static int check(uint64_t pc, uint64_t sp, const struct sfu_regs *regs, const st
   struct want want[MAX_FRAMES + 1];
   unsigned n = 0;
   want[n++] = (struct want){pc, sp};
-  for (unsigned i = shadow.n; i > 0; i--) want[n++] = shadow.fr[i - 1];
+  const struct context *c = &shadow.ctx[shadow.depth - 1];
+  /* In the entry code itself (before its call to C, or after): its CFI calls it outermost, and
+   * no trap frame is there to cross. */
+  if (!c->entry || shadow.n != c->floor)
+    for (unsigned i = shadow.n; i > 0; i--) want[n++] = shadow.fr[i - 1];
   int reliable = 1;
   for (unsigned i = 0; i < n; i++)
     if (want[i].pc < 8) reliable = 0; /* PC 0, or the PSW 2 a trap frame keeps for it */
@@ -400,6 +431,10 @@ static noipa void every_tick(struct trap_frame *tf) {
   timer_set_interval_ns(1000000000000000ull);
   if (ticks < MAX_TICKS_SHOWN) tick_at[ticks] = tf->psw_addr;
   ticks++;
+#ifdef EVERY_STEP_ENTRY
+  tick_body(tf); /* stepped since ext_entry */
+  return;
+#endif
   /* The interruption came after the last stepped instruction ran, or before: either way the old
    * PSW is where it led, and the task goes on from there. */
   executed(shadow.prev_pc, tf->psw_addr, tf->gprs[15]);
@@ -427,11 +462,17 @@ static noipa void every_steps(uint64_t main_return) {
   if (!pgm_entry_return || !ext_entry_return) lose("no call to C found in the entry code");
   shadow.have_prev = 0;
   program_check_hook = every_program_check;
+#ifdef EVERY_STEP_ENTRY
+  __asm__ volatile("oi %0,%1" ::"i"(LC_EXT_NEW_PSW), "i"(PSW_MASK_PER >> 56) : "memory");
+#endif
   load_per(&everywhere);
   per_on();
   every_workload(EVERY_ROUNDS);
   per_off();
   load_per(&off);
+#ifdef EVERY_STEP_ENTRY
+  __asm__ volatile("ni %0,%1" ::"i"(LC_EXT_NEW_PSW), "i"(~(PSW_MASK_PER >> 56) & 0xff) : "memory");
+#endif
   program_check_hook = 0;
 }
 
