@@ -75,7 +75,8 @@ run_suite qemu make --no-print-directory -s BUILD="$BUILD" qemu-test
 run_suite profile-runner python3 tests/qemu/profile_check_test.py "$BUILD/tools/sfu" "$BUILD/qemu"
 run_suite adoption bash tests/adoption/check.sh "$BUILD"
 run_suite addr2line bash tests/addr2line/check.sh "$BUILD/tools/sfu" "$BUILD/check/addr2line" "$BUILD/qemu"
-run_suite sfu-profile python3 tests/profile/check.py "$BUILD/tools/sfu" "$BUILD/check/profile"
+run_suite sfu-profile python3 tests/profile/check.py "$BUILD/tools/sfu" "$BUILD/check/profile" \
+  "$BUILD/tests/profile_program" "$BUILD/tests/profile_program_pie"
 run_suite breakpad bash tests/breakpad/check.sh "$BUILD/tools/sfu" "$BUILD/tests/sym_cfi_equal" "$BUILD/check/breakpad" \
   "$BUILD/qemu" "$BUILD/oracles/breakpad"
 # The fuzz targets in FUZZ_CHECK_SECONDS: two thirds for the decoder's, the rest for the walker's,

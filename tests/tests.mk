@@ -45,7 +45,8 @@
 #   addr2line     tests/addr2line/check.sh: sfu symbolize against binutils' addr2line (kernels, googletest)
 #   sfu-profile   tests/profile/check.py: sfu profile on profiles written as a device prints them, for a
 #                 program built there: exact top and folded output, every refusal by its message, pprof
-#                 read by go tool pprof, the SVG rendered by headless Chromium
+#                 read by go tool pprof, the SVG rendered by headless Chromium; and end to end,
+#                 build/tests/profile_program(_pie) sampling its own stacks (make profile-check alone)
 #   breakpad      tests/breakpad/check.sh: sfu breakpad against Breakpad's dump_syms, minidumps and
 #                 sfu stackwalk against its stackwalkers (the oracle built once into build/oracles/breakpad)
 #   fuzz          the libFuzzer targets under ASan + UBSan, in FUZZ_CHECK_SECONDS together (2/3, 1/6, 1/6):
@@ -228,6 +229,27 @@ $(BUILD)/tests/crash_program $(BUILD)/tests/crash_program_pie: tests/crash/crash
 	$(TOOLS_DIR)/sfu gen $@.tmp -o $@.tmp --symbols-only
 	mv $@.tmp $@
 
+# The sfu-profile suite's end-to-end program (tests/profile/program.c): the host core built with
+# the profiler (configs/profile.config) into $(BUILD)/host-profile/host/libsfu.a, gas's table and a
+# build-id; linked -no-pie (where it was linked) and -pie (moved by the loader: named through its
+# module line's bias). `make profile-check` runs the suite alone.
+PROFILE_HOST_LIB := $(BUILD)/host-profile/host/libsfu.a
+.PHONY: profile-host-lib profile-check
+profile-host-lib:
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/host-profile KCONFIG_CONFIG=configs/profile.config \
+		SFU_INSTALL_DEPS=no host >/dev/null
+PROFILE_PROGRAM_FLAGS_profile_program := -no-pie
+PROFILE_PROGRAM_FLAGS_profile_program_pie := -pie -fpie
+$(BUILD)/tests/profile_program $(BUILD)/tests/profile_program_pie: tests/profile/program.c tests/linker/insert.ld \
+		linker/sfunwind.ld linker/sfunwind-build-id.ld include/sfu/profile.h include/sfu/image.h profile-host-lib
+	@mkdir -p $(@D)
+	gcc -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wa,--gsframe $(PROFILE_PROGRAM_FLAGS_$(@F)) -Wl,--build-id \
+		-Iinclude -Llinker -Wl,-T,tests/linker/insert.ld -o $@ $< $(PROFILE_HOST_LIB) -lpthread
+PROFILE_CHECK_DEPS := tools $(BUILD)/tests/profile_program $(BUILD)/tests/profile_program_pie
+profile-check: $(PROFILE_CHECK_DEPS)
+	$(PYTHON) tests/profile/check.py $(BUILD)/tools/sfu $(BUILD)/check/profile $(BUILD)/tests/profile_program \
+		$(BUILD)/tests/profile_program_pie
+
 # The same program linked -static-pie against the position-independent core, with and without
 # the no-fault hook, built for `sfu gen` (sfunwind-reserve.ld: the whole image's table, glibc's
 # functions included, so its walks end at _start) and with -g (file:line for `sfu symbolize`):
@@ -277,7 +299,7 @@ check: $(BUILD)/tests/unit_tests $(BUILD)/tests/variant_tests $(BUILD)/tests/tar
 		$(BUILD)/tests/cache_stats_tests $(BUILD)/tests/profile_tests \
 		$(BUILD)/tests/linked_image \
 		$(BUILD)/tests/reserve_image_gcc $(BUILD)/tests/reserve_image_clang $(BUILD)/tests/symbols_image_gas \
-		$(BUILD)/tests/crash_program $(BUILD)/tests/crash_program_pie $(PIE_CHECK_DEPS) \
+		$(BUILD)/tests/crash_program $(BUILD)/tests/crash_program_pie $(PIE_CHECK_DEPS) $(PROFILE_CHECK_DEPS) \
 		gen-corpus qemu-kernels \
 		$(BUILD)/tests/x86_walk_tests $(FUZZ_TARGETS) tools $(BUILD)/tests/sym_cfi_equal
 	@$(MAKE) --no-print-directory ARCH=x86_64 lib
