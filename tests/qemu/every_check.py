@@ -112,7 +112,34 @@ def elf_facts(elf):
     funcs = [(int(w[1], 16), int(w[2], 0)) for w in (l.split() for l in header.splitlines())
              if len(w) >= 8 and w[3] == 'FUNC' and w[0].endswith(':')]
     around = [(start, start + size) for start, size in funcs if start <= entry < start + max(size, 1)]
-    return {'fdes': fdes, 'entry': list(around[0]) if around else [entry, entry + 1]}
+    return {'fdes': fdes, 'entry': list(around[0]) if around else [entry, entry + 1],
+            'ra_in_fpr': ra_in_fpr(subprocess.run(['readelf', '-wF', elf], capture_output=True, text=True,
+                                                  check=True).stdout)}
+
+
+def ra_in_fpr(table):
+    """[(start, end)] of the code whose CFI keeps the return address in a floating-point register
+    (s390x: "ra" is "r20 (f1)" in readelf -wF's rows), from readelf -wF's output."""
+    ranges, cols, fde_end, rows = [], None, 0, []
+
+    def close():
+        for (loc, ra), nxt in zip(rows, [r[0] for r in rows[1:]] + [fde_end]):
+            if re.match(r'r\d+ \(f\d+\)', ra):
+                ranges.append((loc, nxt))
+        rows.clear()
+    for line in table.splitlines():
+        m = FDE.search(line)
+        if m:
+            close()
+            fde_end, cols = int(m.group(2), 16), None
+        elif line.strip().startswith('LOC') and ' ra' in line.split('CFA', 1)[-1]:
+            cols = line.split()
+        elif cols and re.match(r'[0-9a-f]{8,16} ', line):
+            # One token per column; "r20 (f1)" (in register 20, f1) is one, however wide.
+            cells = re.findall(r'r\d+ \([^)]*\)|\S+', line)
+            rows.append((int(cells[0], 16), cells[cols.index('ra')] if len(cells) == len(cols) else ''))
+    close()
+    return ranges
 
 
 def boot_with_gdb(boot, cmd, timeout, elf, arch, every, workdir):

@@ -1,5 +1,6 @@
 """The named gdb limitations of the every-instruction oracle (gdb_oracle.LIMITATIONS), each shown on
-its minimal case (gdb_limits.S): the image built and booted under QEMU with gdb-multiarch attached,
+its minimal case (gdb_limits.S for arm64's three, gdb_limits_s390x.S for s390x's one): the image
+built and booted under QEMU with gdb-multiarch attached,
 stopped three times in `leaf`, and gdb's frames compared with what a walk that is right gives (the
 return addresses the image's labels name), through gdb_oracle.classify as the runs do.
 runner_test.py calls cases(); alone:
@@ -63,7 +64,64 @@ def gdb_stops(tmp):
     return symbols(elf), every_check.elf_facts(elf), stops
 
 
+# s390x: the image at 0x20000 (below it QEMU takes an ELF for a Linux kernel), stopped once.
+S390X_QEMU = ['qemu-system-s390x', '-machine', 's390-ccw-virtio', '-cpu', 'qemu', '-m', '128M', '-display', 'none',
+              '-nodefaults', '-no-reboot']
+S390X_GDB_SCRIPT = '''
+import gdb
+gdb.execute('break in_fpr_ra')
+gdb.execute('continue')
+try:
+    print('frame0 %x' % int(gdb.newest_frame().pc()))
+except gdb.error as e:
+    print('error %s' % e)
+'''
+
+
+def s390x_stop(tmp):
+    """Builds gdb_limits_s390x.S; returns (its symbols, elf_facts, what gdb said at in_fpr_ra)."""
+    obj, elf, script = (os.path.join(tmp, n) for n in ('s390x.o', 's390x.elf', 's390x.py'))
+    subprocess.run(['s390x-linux-gnu-as', os.path.join(HERE, 'gdb_limits_s390x.S'), '-o', obj], check=True)
+    subprocess.run(['s390x-linux-gnu-ld', '-Ttext=0x20000', '-e', '_start', obj, '-o', elf], check=True)
+    with open(script, 'w') as f:
+        f.write(S390X_GDB_SCRIPT)
+    port = every_check.free_port()
+    qemu = subprocess.Popen(S390X_QEMU + ['-kernel', elf, '-S', '-gdb', 'tcp:127.0.0.1:%d' % port],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        out = subprocess.run([every_check.GDB, '-q', '-batch', '-nx', elf, '-ex', 'target remote 127.0.0.1:%d' % port,
+                              '-x', script], capture_output=True, text=True, timeout=60).stdout
+    finally:
+        qemu.kill()
+        qemu.wait()
+    said = [l for l in out.splitlines() if l.startswith(('frame0 ', 'error '))]
+    out = subprocess.run(['s390x-linux-gnu-nm', elf], capture_output=True, text=True, check=True).stdout
+    sym = {w[2]: int(w[0], 16) for w in (l.split() for l in out.splitlines()) if len(w) == 3}
+    return sym, every_check.elf_facts(elf), said
+
+
+def s390x_cases(case):
+    if not all(every_check.shutil.which(t) for t in ('s390x-linux-gnu-as', S390X_QEMU[0])):
+        case('gdb limits: the s390x assembler and QEMU are installed', False)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        sym, facts, said = s390x_stop(tmp)
+    case('gdb limits: ra-in-fpr: gdb cannot make the frame whose return address is in f1',
+         said == ['error Value can\'t be converted to integer.'])
+    ra_fpr = [tuple(r) for r in facts['ra_in_fpr']]
+    case('gdb limits: ra-in-fpr: readelf\'s rows say where the return address is in f1',
+         ra_fpr == [(sym['fpr_ra'] + 4, sym['in_fpr_ra'] + 4)])
+    right = [(sym['in_fpr_ra'], 0x21000)]
+    case('gdb limits: ra-in-fpr: the oracle names it',
+         gdb_oracle.classify('s390x', (right, gdb_oracle.STOP_END), [], gdb_oracle.UNREADABLE + ' (frame #0: x)', (), 0,
+                             None, ra_fpr)[0] == gdb_oracle.RA_IN_FPR)
+    case('gdb limits: ra-in-fpr: ... and not elsewhere',
+         gdb_oracle.classify('s390x', (right, gdb_oracle.STOP_END), [], gdb_oracle.UNREADABLE + ' (frame #0: x)')[0] ==
+         gdb_oracle.DIFFER)
+
+
 def cases(case):
+    s390x_cases(case)
     if not all(every_check.shutil.which(t) for t in (every_check.GDB, 'aarch64-linux-gnu-as', QEMU[0])):
         case('gdb limits: gdb-multiarch, the arm64 assembler and QEMU are installed', False)
         return

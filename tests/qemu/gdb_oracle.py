@@ -43,7 +43,8 @@ DIFFER = 'differ'
 PAC_UNSTRIPPED = 'pac-unstripped'
 ENTRY_OUTERMOST = 'entry-outermost'
 ENTRY_NO_CFI = 'entry-no-cfi'
-LIMITATIONS = (PAC_UNSTRIPPED, ENTRY_OUTERMOST, ENTRY_NO_CFI)
+RA_IN_FPR = 'ra-in-fpr'
+LIMITATIONS = (PAC_UNSTRIPPED, ENTRY_OUTERMOST, ENTRY_NO_CFI, RA_IN_FPR)
 # gdb's own stop at the entry point's function ("backtrace past-entry" is off by default): it
 # gives no unwind stop reason there. unwind() says this instead; classify takes it as outermost.
 AT_ENTRY = 'the entry point\'s function'
@@ -63,12 +64,13 @@ def lookup(frames, i):
     return frames[i][0] - (1 if i else 0)
 
 
-def classify(arch, kernel, gdb_frames, gdb_stop, traps=(), restarts=0, fdes=None):
+def classify(arch, kernel, gdb_frames, gdb_stop, traps=(), restarts=0, fdes=None, ra_fpr=()):
     """kernel: (frames [(pc, sp)], stop as enum sfu_stop); gdb_frames: [(pc, sp)] gdb gave, the
     frames it makes up left out; gdb_stop: gdb's reason for its last frame
     (gdb.frame_stop_reason_string); traps: the kernel's trap entry code [(start, end)]; restarts:
     how many signed return addresses gdb was started again past (unwind()); fdes: the code the
-    image's CFI covers [(start, end)] (None: not known).
+    image's CFI covers [(start, end)] (None: not known); ra_fpr: the code whose CFI keeps the
+    return address in a floating-point register [(start, end)].
     Returns (EQUAL | DIFFER | a LIMITATIONS name, why). Equal: the same frames, PC and SP, and
     both walks end at the same frame (gdb calls it outermost: its CFI leaves the return address
     undefined) while the kernel's walk ends cleanly. The limitations, where gdb stops vouching:
@@ -84,7 +86,11 @@ def classify(arch, kernel, gdb_frames, gdb_stop, traps=(), restarts=0, fdes=None
       entry-no-cfi: gdb goes on past a frame in trap entry code that no CFI covers (gas 2.40's
         SFrame V1 kernels leave arm64's out: V1 cannot say "no caller"), guessing its caller by
         analysing the prologue, which takes the interrupted x30 for a return address. Compared up
-        to that frame."""
+        to that frame.
+      ra-in-fpr (s390x): gdb cannot take a return address the CFI says a floating-point register
+        holds ("DW_CFA_register r14 in f1", as gcc keeps a leaf's return address on s390x): it
+        fails making the frame ("Value can't be converted to integer"), the newest one when its
+        own return address is there. Compared up to the frame before."""
     frames, stop = kernel
     for i, (k, g) in enumerate(zip(frames, gdb_frames)):
         if k == g:
@@ -97,6 +103,11 @@ def classify(arch, kernel, gdb_frames, gdb_stop, traps=(), restarts=0, fdes=None
             return ENTRY_NO_CFI, 'frame #%d, 0x%x, is trap entry code without CFI: gdb guessed its caller, 0x%x' % (
                 i - 1, gdb_frames[i - 1][0], g[0])
         return DIFFER, 'frame #%d: gdb has pc 0x%x sp 0x%x, the kernel pc 0x%x sp 0x%x' % (i, g[0], g[1], k[0], k[1])
+    n = len(gdb_frames)
+    if (gdb_stop.startswith(UNREADABLE) and n < len(frames)
+            and any(in_traps(lookup(frames, j), ra_fpr) for j in (n - 1, n) if j >= 0)):
+        return RA_IN_FPR, 'gdb could not make frame #%d: a return address in a floating-point register (%s)' % (
+            n, gdb_stop)
     if gdb_stop == AT_ENTRY:
         gdb_stop = 'outermost'
     if len(gdb_frames) < len(frames) and gdb_frames and gdb_stop == 'outermost':
@@ -144,6 +155,7 @@ def run_in_gdb():
     with open(os.environ['ORACLE_FACTS']) as f:
         facts = json.load(f)
     fdes = [tuple(r) for r in facts['fdes']]
+    ra_fpr = [tuple(r) for r in facts['ra_in_fpr']]
     entry = facts['entry']
     endian = ENDIAN[arch]
     counts = {EQUAL: 0, DIFFER: 0}
@@ -270,7 +282,7 @@ def run_in_gdb():
             gdb_frames, gdb_stop, restarts = unwind(saved)
         finally:
             write_all(saved)
-        verdict, why = classify(arch, (frames, stop), gdb_frames, gdb_stop, traps, restarts, fdes)
+        verdict, why = classify(arch, (frames, stop), gdb_frames, gdb_stop, traps, restarts, fdes, ra_fpr)
         result['compared'] += 1
         counts[verdict] += 1
         if verdict == DIFFER or (verdict != EQUAL and counts[verdict] <= 5):  # the first few of a limitation

@@ -416,6 +416,27 @@ def every_cases(case):
     case('oracle: ... not where CFI covers it',
          cls('arm64', (k, end), guessed, 'x', [(0x3000, 0x3008)], 0, [(0x3000, 0x3008)])[0] == gdb_oracle.DIFFER)
     case('oracle: ... nor outside the entry code', cls('arm64', (k, end), guessed, 'x', [], 0, [])[0] == gdb_oracle.DIFFER)
+    unreadable = gdb_oracle.UNREADABLE + ' (frame #0: Value can\'t be converted to integer.)'
+    case('oracle: gdb failing on a frame whose return address is in an FPR is the named limitation',
+         cls('s390x', (k, end), [], unreadable, (), 0, None, [(0x1000, 0x1004)])[0] == gdb_oracle.RA_IN_FPR)
+    case('oracle: ... or on the frame after it', cls('s390x', (k, end), k[:1], unreadable, (), 0, None,
+                                                     [(0x1000, 0x1004)])[0] == gdb_oracle.RA_IN_FPR)
+    case('oracle: ... not elsewhere', cls('s390x', (k, end), [], unreadable, (), 0, None, [(0x2000, 0x2008)])[0] ==
+         gdb_oracle.DIFFER)
+    rows = """
+000001b8 0000000000000014 0000018c FDE cie=00000030 pc=00000000000205d0..00000000000205e0
+   LOC           CFA      r9    ra    r15   
+00000000000205d0 r15+160  u     u     u     
+00000000000205d4 r15+160  c-88  r20 (f1) u     
+00000000000205de r15+160  c-88  u     u     
+
+000001d0 000000000000001c 000001a4 FDE cie=00000030 pc=00000000000205e0..00000000000205fc
+   LOC           CFA      ra    
+00000000000205e0 r15+160  u     
+00000000000205f6 r15+160  r22 (f2) 
+"""
+    case('every: the code whose CFI keeps the return address in an FPR, from readelf -wF',
+         every_check.ra_in_fpr(rows) == [(0x205d4, 0x205de), (0x205f6, 0x205fc)])
     point = [7, 2, 0x11, 0x22] + [0] * 38 + [2, end, 0x1000, 0x2004] + [0] * 62 + [0x7f00, 0x7f10] + [0] * 62 + \
         [1, 0x5000] + [0] * 7 + [0x6000] + [0] * 7
     for arch in ('x86_64', 's390x'):
