@@ -465,6 +465,10 @@ refused("wrong image: no image has the module's build-id", base(), "sfu profile:
 refused("wrong image: an image the profile does not name", base(),
         "sfu profile: %s: profile-wrong-image (its build-id %s is none of the profile's modules)" % (other, other_id),
         images=[ELF, other])
+no_id = os.path.join(WORK, "no-build-id")
+run(["g++", "-O1", "-no-pie", "-Wl,--build-id=none", "-o", no_id, os.path.join(HERE, "prog.cpp")])
+refused("an image without a build-id", base(), "sfu profile: %s: no GNU build-id note (.note.gnu.build-id): link it "
+        "with --build-id, so records can name it" % no_id, images=[no_id])
 refused("a module printed without a build-id", base(build_id=None), "sfu profile: LOG: line 1: profile-no-image "
         "(module 0 (prog) holds frames but was printed without a build-id: no image can be matched to it)")
 refused("an image of another ABI", base(abi=2), "sfu profile: LOG: line 1: profile-image-abi (%s has module 0 (prog)'s "
