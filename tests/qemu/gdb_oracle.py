@@ -195,12 +195,14 @@ def run_in_gdb():
         g = packet('g')
         return g, {n: packet('p%x' % remote[n][0]) for n in names if len(g) < 2 * sum(remote[n][1:])}
 
-    def write_all(state):
+    def write_all(state, cpu):
+        """Puts state into the CPU, which holds cpu now: 'G', then 'P' for each register beyond
+        'g' whose value changes (s390x's sixteen FPRs mostly do not)."""
         g, rest = state
         if packet('G' + g) != 'OK':
             raise gdb.GdbError('the gdb stub did not write the registers')
         for name, value in rest.items():
-            if packet('P%x=%s' % (remote[name][0], value)) != 'OK':
+            if value != cpu[1].get(name) and packet('P%x=%s' % (remote[name][0], value)) != 'OK':
                 raise gdb.GdbError('the gdb stub did not write %s' % name)
         gdb.execute('maintenance flush register-cache', to_string=True)
 
@@ -228,7 +230,7 @@ def run_in_gdb():
         values[names.index(PC[arch])] = pc
         return values
 
-    def unwind(saved):
+    def unwind(saved, cpu):
         """gdb's frames [(pc, sp)], its reason to stop, and how many signed return addresses it was
         restarted past. Left out: the frames gdb makes up that have nothing on the stack, a
         function inlined into another (INLINE_FRAME, from the DWARF of inlined subroutines) and the
@@ -237,7 +239,8 @@ def run_in_gdb():
         strip and cannot unwind past (pac-unstripped), the frame is taken with its PC stripped to
         the address bits, and gdb starts again from that frame's registers as it unwound them, the
         PC on the call instruction (the return address less 4: a caller frame's CFI row, as gdb
-        looks it up for any caller), so that the frames above are gdb's own again."""
+        looks it up for any caller), so that the frames above are gdb's own again. cpu: [the
+        registers the CPU holds], kept up to date."""
         frames, restarts = [], 0
         try:
             f = gdb.newest_frame()
@@ -256,7 +259,9 @@ def run_in_gdb():
                 return frames, '%s (frame #%d: %s)' % (UNREADABLE, len(frames), e), restarts
             if arch == 'arm64' and frames and pc & ~ARM64_VA_MASK and restarts < MAX_FRAMES:
                 pc &= ARM64_VA_MASK
-                write_all(with_regs(saved, frame_regs(f, pc - 4)))
+                state = with_regs(saved, frame_regs(f, pc - 4))
+                write_all(state, cpu[0])
+                cpu[0] = state
                 restarts += 1
                 frames.append((pc, sp))
                 last = gdb.newest_frame()
@@ -277,11 +282,14 @@ def run_in_gdb():
         if len(regs) != len(names):
             raise gdb.GdbError('the kernel handed over %d registers, %s has %d' % (len(regs), arch, len(names)))
         saved = read_all()  # the handler's own, to put back
+        cpu = [saved]
         try:
-            write_all(with_regs(saved, regs))
-            gdb_frames, gdb_stop, restarts = unwind(saved)
+            loaded = with_regs(saved, regs)
+            write_all(loaded, saved)
+            cpu[0] = loaded
+            gdb_frames, gdb_stop, restarts = unwind(saved, cpu)
         finally:
-            write_all(saved)
+            write_all(saved, cpu[0])
         verdict, why = classify(arch, (frames, stop), gdb_frames, gdb_stop, traps, restarts, fdes, ra_fpr)
         result['compared'] += 1
         counts[verdict] += 1
