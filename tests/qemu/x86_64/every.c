@@ -10,8 +10,11 @@
  *   - tail calls (this file is built with sibling calls): direct, through a pointer, and a chain
  *     of them ending in a leaf;
  *   - two faults resumed by the fixup table: #UD (ud2) and #PF (a read of address 0), each
- *     stepped up to the faulting instruction and again from the instruction it resumes at (the
- *     handlers themselves run with TF cleared by the interrupt gate: not stepped);
+ *     stepped up to the faulting instruction and again from the instruction it resumes at, and
+ *     their handler, on_fixup, stepping itself (STEP_HANDLER_BEGIN, step.c) from its first
+ *     statement to its last, trap_fixup's search of the table included, each walk crossing the
+ *     trap frame into the faulting function ("sfu-count every-instruction/handlers"). The entry
+ *     code and trap_dispatch run with TF cleared by the interrupt gate: not stepped;
  *   - the library's own code: sfu_capture_here, a whole sfu_backtrace from here, and a trace of
  *     this point printed with names (sfu_print_backtrace: lookups, the symbol table, printing),
  *     which the runner checks as trace "every/self". */
@@ -40,8 +43,12 @@ static noipa uint64_t ev_fault_pf(void) {
   return value;
 }
 
-static void on_fixup(struct trap_frame *f) {
-  if (!trap_fixup(f)) {
+/* Steps itself (STEP_HANDLER_BEGIN): its walks cross the trap frame into the faulting function. */
+static noipa void on_fixup(struct trap_frame *f) {
+  STEP_HANDLER_BEGIN(f);
+  int fixed = trap_fixup(f);
+  STEP_HANDLER_END();
+  if (!fixed) {
     kputs("sfu-error every: a fault at ");
     kput_hex(f->rip);
     kputs(" with no fixup\n");
@@ -85,6 +92,7 @@ void kernel_main(void) {
   trap_set_handler(VEC_UD, on_fixup);
   trap_set_handler(VEC_PF, on_fixup);
   step_through("every-instruction", every_body);
+  step_handler_count("every-instruction/handlers");
   kputs("sfu-oracle-handed ");
   kput_dec(oracle_handed);
   kputs("\n");

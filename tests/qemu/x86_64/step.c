@@ -23,7 +23,15 @@ static struct {
   uint64_t prev_rip, prev_rsp;
   unsigned ok, total, reported;
   const char *name;
+  /* While a handler steps itself (step_handler_prepare to step_handler_done): the interrupted
+   * code's shadow, kept for after it. */
+  int in_handler;
+  uint64_t outer_base[MAX_FRAMES], outer_shadow[MAX_DEPTH], outer_prev_rip, outer_prev_rsp;
+  unsigned outer_base_n, outer_depth, handler_steps, handler_ok;
+  const struct trap_frame *handler_frame;
 } st;
+
+extern char trap_dispatch_return[]; /* vectors.S */
 
 static void report(const struct trap_frame *f, unsigned frame, uint64_t got, uint64_t want) {
   if (st.reported++ >= MAX_REPORTS) return;
@@ -45,6 +53,7 @@ static int check_step(const struct trap_frame *f, const struct sfu_regs *regs,
                       const struct sfu_walk_config *config) {
   uint64_t want[MAX_FRAMES];
   unsigned n = 0;
+  if (st.in_handler) st.base[2] = st.handler_frame->rip; /* as the handler moves it (a fixup) */
   want[n++] = f->rip;
   for (unsigned i = st.depth; i > 0 && n < MAX_FRAMES; i--) want[n++] = st.shadow[i - 1];
   for (unsigned i = 0; i < st.base_n && n < MAX_FRAMES; i++) want[n++] = st.base[i];
@@ -98,7 +107,10 @@ static void on_debug(struct trap_frame *f) {
   struct sfu_walk_config config = {0};
   trap_regs(f, &regs);
   arch_walk_config(&config);
-  st.ok += check_step(f, &regs, &config);
+  int ok = check_step(f, &regs, &config);
+  st.ok += ok;
+  st.handler_steps += st.in_handler;
+  st.handler_ok += st.in_handler && ok;
   if (oracle_due()) hand_over(f, &regs, &config);
 }
 
@@ -132,6 +144,42 @@ static void on_breakpoint(struct trap_frame *f) {
   f->rflags |= RFLAGS_TF;
 }
 
+int step_handler_prepare(const struct trap_frame *f, uint64_t ret) {
+  if (!st.stepping || st.in_handler) return 0;
+  for (unsigned i = 0; i < st.base_n; i++) st.outer_base[i] = st.base[i];
+  for (unsigned i = 0; i < st.depth; i++) st.outer_shadow[i] = st.shadow[i];
+  st.outer_base_n = st.base_n;
+  st.outer_depth = st.depth;
+  st.outer_prev_rip = st.prev_rip;
+  st.outer_prev_rsp = st.prev_rsp;
+  /* Above the handler: trap_dispatch, trap_common (its call), the interrupted PC, and what was
+   * above that. */
+  unsigned n = 0;
+  st.base[n++] = ret;
+  st.base[n++] = (uint64_t)(uintptr_t)trap_dispatch_return;
+  st.base[n++] = f->rip;
+  for (unsigned i = st.outer_depth; i > 0 && n < MAX_FRAMES; i--) st.base[n++] = st.outer_shadow[i - 1];
+  for (unsigned i = 0; i < st.outer_base_n && n < MAX_FRAMES; i++) st.base[n++] = st.outer_base[i];
+  st.base_n = n;
+  st.depth = 0;
+  st.handler_frame = f;
+  st.prev_rip = st.prev_rsp = 0; /* the first step is no call or return */
+  st.in_handler = 1;
+  return 1;
+}
+
+void step_handler_done(void) {
+  for (unsigned i = 0; i < st.outer_base_n; i++) st.base[i] = st.outer_base[i];
+  for (unsigned i = 0; i < st.outer_depth; i++) st.shadow[i] = st.outer_shadow[i];
+  st.base_n = st.outer_base_n;
+  st.depth = st.outer_depth;
+  st.prev_rip = st.outer_prev_rip;
+  st.prev_rsp = st.outer_prev_rsp;
+  st.in_handler = 0;
+}
+
+void step_handler_count(const char *name) { kernel_count(name, st.handler_ok, st.handler_steps); }
+
 static noipa void step_root(void (*body)(void)) {
   __asm__ volatile("int3" ::: "memory");
   run_chain(body);
@@ -140,7 +188,7 @@ static noipa void step_root(void (*body)(void)) {
 
 void step_through(const char *name, void (*body)(void)) {
   st.name = name;
-  st.ok = st.total = st.reported = 0;
+  st.ok = st.total = st.reported = st.handler_steps = st.handler_ok = 0;
   trap_set_handler(VEC_BP, on_breakpoint);
   trap_set_handler(VEC_DB, on_debug);
   step_root(body);

@@ -61,6 +61,8 @@ trap_common:
 	cld
 	movq %rsp, %rdi                   /* 22 words pushed on a 16-aligned RSP: still aligned */
 	call trap_dispatch
+	.globl trap_dispatch_return
+trap_dispatch_return:                     /* trap_dispatch's return address (step.c) */
 	.irp reg, r15, r14, r13, r12, r11, r10, r9, r8, rbp, rdi, rsi, rdx, rcx, rbx, rax
 	popq %\reg
 	.cfi_adjust_cfa_offset -8

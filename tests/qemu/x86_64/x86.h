@@ -130,6 +130,31 @@ void workload_run(unsigned rounds);
  * scenario 3 and the every-instruction kernels (every.c). */
 void step_through(const char *name, void (*body)(void));
 
+/* A handler of a trap taken while stepping steps itself too (every.c): STEP_HANDLER_BEGIN(f)
+ * in the handler's own body, where its return address is the one into trap_dispatch, sets
+ * RFLAGS.TF from the next instruction on, each walk then expected to cross f's trap frame into
+ * the interrupted code; STEP_HANDLER_END clears it again before the handler returns (the entry
+ * code's return is not stepped: trap_common's pops and iretq move RSP under a trap layout that
+ * holds only at its call). The pushfq/popfq pairs say what they do to RSP in the CFI: the steps
+ * between them are walked too, and the CFA there is RSP-based. step_handler_count prints "sfu-count NAME OK TOTAL" of the steps taken
+ * inside handlers in the last step_through. */
+int step_handler_prepare(const struct trap_frame *f, uint64_t ret);
+void step_handler_done(void);
+void step_handler_count(const char *name);
+#define STEP_HANDLER_BEGIN(f)                                                                  \
+  int step_handler_ = step_handler_prepare((f), (uint64_t)(uintptr_t)__builtin_return_address(0)); \
+  if (step_handler_)                                                                          \
+  __asm__ volatile("pushfq; .cfi_adjust_cfa_offset 8; orq %0, (%%rsp); popfq; .cfi_adjust_cfa_offset -8; nop" \
+                   ::"i"(RFLAGS_TF) : "memory", "cc")
+#define STEP_HANDLER_END()                                                                           \
+  do {                                                                                               \
+    if (step_handler_) {                                                                             \
+      __asm__ volatile("pushfq; .cfi_adjust_cfa_offset 8; andq %0, (%%rsp); popfq; .cfi_adjust_cfa_offset -8" \
+                       ::"i"(~(uint64_t)RFLAGS_TF) : "memory", "cc");                                \
+      step_handler_done();                                                                           \
+    }                                                                                                \
+  } while (0)
+
 /* Port I/O and other instructions. */
 static inline void outb(uint16_t port, uint8_t v) {
   __asm__ volatile("outb %0, %1" ::"a"(v), "Nd"(port));
