@@ -24,13 +24,8 @@
 #else
 #define SFU_S390X_LEAF [[gnu::noinline]]
 #endif
-// A helper that should not be a call level at all: folded into its caller. Not where the core is
-// built for size: one copy of it for its callers.
-#ifdef CONFIG_SFU_OPTIMIZE_SIZE
-#define SFU_S390X_INLINE
-#else
+// A helper that should not be a call level at all: folded into its caller.
 #define SFU_S390X_INLINE [[gnu::always_inline]] inline
-#endif
 #else
 #define SFU_S390X_LEAF
 #define SFU_S390X_INLINE

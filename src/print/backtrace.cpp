@@ -47,7 +47,13 @@ void print_symbol(const sfu_sink *sink, const sfu_module *m, const sfu_symbol &s
   sfu_print_hex(sink, sym.size, 0);
 }
 
-void frame_line(const sfu_sink *sink, const sfu_frame *f, uint64_t index) {
+// A frame's line up to its module (the fields print_line prints from an array), and the newline
+// too where no symbol can follow. Where names are printed, a call of its own: the array is off
+// the stack before a symbol is decoded, the deepest printing there is.
+#ifdef CONFIG_SFU_SYMBOLS
+[[gnu::noinline]]
+#endif
+void frame_fields(const sfu_sink *sink, const sfu_frame *f, uint64_t index) {
   using namespace sfu::print;
   // The index left-aligned in 3 columns (wider ones push the line right), then the fields.
   const uint64_t values[] = {index,
@@ -61,10 +67,13 @@ void frame_line(const sfu_sink *sink, const sfu_frame *f, uint64_t index) {
                              SFU_PRINT_STR_MAX};
 #define SFU_FRAME_LINE \
   " #" SFU_L_DEC SFU_L_STR SFU_L_STR SFU_L_HEX16 "  sp " SFU_L_HEX16 "  " SFU_L_STR "  " SFU_L_STR "  " SFU_L_NAME
-  if constexpr (!sfu::config::kSymbols) {
-    print_line(sink, SFU_FRAME_LINE "\n", values);
-  } else {
-    print_line(sink, SFU_FRAME_LINE, values);
+  print_line(sink, sfu::config::kSymbols ? SFU_FRAME_LINE : SFU_FRAME_LINE "\n", values);
+#undef SFU_FRAME_LINE
+}
+
+void frame_line(const sfu_sink *sink, const sfu_frame *f, uint64_t index) {
+  frame_fields(sink, f, index);
+  if constexpr (sfu::config::kSymbols) {
     sfu_symbol sym;
     if (find_symbol(f->module, sfu_frame_lookup_pc(f), sym)) {
       sfu_print_str(sink, "  ");
@@ -72,7 +81,18 @@ void frame_line(const sfu_sink *sink, const sfu_frame *f, uint64_t index) {
     }
     sfu_print_str(sink, "\n");
   }
-#undef SFU_FRAME_LINE
+}
+
+// The stop line. A call of its own but where the core is built for size, so that its array is
+// not on the stack under the walk.
+#ifndef CONFIG_SFU_OPTIMIZE_SIZE
+[[gnu::noinline]]
+#endif
+void stop_line(const sfu_sink *sink, sfu_stop stop, bool reliable) {
+  // Without the names, sfu_stop_name's code from the number (a walk's stop is always in the list).
+  const uint64_t values[] = {sfu::config::kNames ? sfu::print::value_of(sfu_stop_name(stop)) : uint64_t(stop),
+                             sfu::print::value_of(reliable ? " (reliable)\n" : " (unreliable)\n")};
+  sfu::print::print_line(sink, sfu::config::kNames ? "stop: " SFU_L_STR SFU_L_STR : "stop: S" SFU_L_DEC SFU_L_STR, values);
 }
 
 // The modules whose line this trace has printed: the last kModulesKept, which is every module of
@@ -126,9 +146,6 @@ extern "C" size_t sfu_print_backtrace(const struct sfu_sink *sink, const struct 
   }
   sfu_stop stop = sfu_walk_stop(&cursor);
   reliable = reliable && frames > 0 && stop == SFU_STOP_END;
-  // Without the names, sfu_stop_name's code from the number (a walk's stop is always in the list).
-  const uint64_t values[] = {sfu::config::kNames ? sfu::print::value_of(sfu_stop_name(stop)) : uint64_t(stop),
-                             sfu::print::value_of(reliable ? " (reliable)\n" : " (unreliable)\n")};
-  sfu::print::print_line(sink, sfu::config::kNames ? "stop: " SFU_L_STR SFU_L_STR : "stop: S" SFU_L_DEC SFU_L_STR, values);
+  stop_line(sink, stop, reliable);
   return frames;
 }

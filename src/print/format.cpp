@@ -49,12 +49,8 @@ void print_line(const sfu_sink *sink, const char *tmpl, const uint64_t *values) 
     }
     const uint64_t v = *values++;
     const char *p = reinterpret_cast<const char *>(uintptr_t(v));
-    if (c == kHex16) {
-      put(sink, '0');
-      put(sink, 'x');
-      digits(sink, v, 16, kMaxHexDigits);
-    } else if (c == kDec) {
-      udec(sink, v);
+    if (c == kHex16 || c == kDec) {
+      digits(sink, v, c == kHex16 ? 16 : 10, c == kHex16 ? kMaxHexDigits : 1);
     } else if (c == kStr) {
       text(sink, p, SFU_PRINT_STR_MAX, false);
     } else if (c == kName) {

@@ -30,14 +30,14 @@ inline char clean_char(char c) { return c >= 0x20 && c < 0x7f ? c : '?'; }
 // A line from a template: its characters as they are, but for the codes below, each printing the
 // next of `values` (two for kName and kHexBytes). One call and one array for a whole line, where
 // a call per field costs each field's arguments at every call (half of a line's code).
-inline constexpr char kHex16 = 1;     // "0x" and 16 lowercase hex digits
+inline constexpr char kHex16 = 1;     // 16 lowercase hex digits (SFU_L_HEX16 puts "0x" before)
 inline constexpr char kDec = 2;       // unsigned decimal
 inline constexpr char kStr = 3;       // a string (not NULL), up to SFU_PRINT_STR_MAX bytes
 inline constexpr char kName = 4;      // a name and its most bytes: as print_module_name prints it
 inline constexpr char kHexBytes = 5;  // a pointer and a count: the bytes as lowercase hex
 // The same codes as string pieces, for templates put together by concatenation (octal escapes of
 // three digits, so that a digit after one is a character of its own).
-#define SFU_L_HEX16 "\001"
+#define SFU_L_HEX16 "0x\001"
 #define SFU_L_DEC "\002"
 #define SFU_L_STR "\003"
 #define SFU_L_NAME "\004"

@@ -85,6 +85,9 @@ SFU_S390X_LEAF int64_t scan_rows(const sfu_table &t, const Fde &f, uint64_t pc) 
 
 }  // namespace
 
+// Only where the walk uses it (row_cache.h): elsewhere it would keep find_fde_index from being
+// folded into sfu_table_find (a call level more on a step's deepest chain).
+#if defined(CONFIG_SFU_OPTIMIZE_SIZE) && defined(CONFIG_SFU_VALIDATE_ON_REGISTER)
 sfu_error find_validated(const sfu_table &t, uint64_t pc, sfu_row &row) {
   int64_t i = find_fde_index(t, pc);
   if (i < 0) return SFU_E_NO_FUNCTION;
@@ -103,6 +106,7 @@ sfu_error find_validated(const sfu_table &t, uint64_t pc, sfu_row &row) {
   (void)read_fre(t, fde, best, fre);
   return decode_fre(t, fde, fre, row);
 }
+#endif
 
 }  // namespace sfu::sframe
 

@@ -25,9 +25,18 @@ bool s390x_v2_register(const sfu_table &t, int32_t w) {
   return abi_s390x(t.abi) && t.version == kVersion2 && s390x_v2_is_regnum(w);
 }
 
+// The helpers below are folded into decode_fre but where the core is built for size: so that in
+// the default build it is a leaf, on the deepest call chain of a step (sfu_table_find's), which
+// needs no frame of its own (on s390x each level costs a 160-byte save area).
+#ifdef CONFIG_SFU_OPTIMIZE_SIZE
+#define SFU_DECODE_HELPER
+#else
+#define SFU_DECODE_HELPER [[gnu::always_inline]] inline
+#endif
+
 // A flexible rule: [control, offset]. Base is a register (reg_p) or the CFA; deref_p loads.
 // The control word checked first: no unused bit set, a register a rule can hold.
-sfu_error flex_rule(uint32_t ctl, int64_t offset, sfu_rule &out) {
+SFU_DECODE_HELPER sfu_error flex_rule(uint32_t ctl, int64_t offset, sfu_rule &out) {
   if (flex_unused_bit(ctl)) return SFU_E_BAD_FLEX_RULE;
   if (flex_reg_p(ctl) && flex_reg(ctl) > kMaxRegister) return SFU_E_BAD_REGISTER;
   bool deref = flex_deref_p(ctl);
@@ -42,7 +51,7 @@ bool flex_ra_padded(const Fre &f) { return f.count >= 3 && f.raw[2] == 0; }
 
 // An RA or FP word of a default row: a register on V2 s390x (one a rule can hold), else a CFA
 // offset.
-sfu_error saved_at(const sfu_table &t, int32_t w, sfu_rule &out) {
+SFU_DECODE_HELPER sfu_error saved_at(const sfu_table &t, int32_t w, sfu_rule &out) {
   if (!s390x_v2_register(t, w)) {
     out = make_rule(SFU_RULE_AT_CFA, 0, w);
     return SFU_OK;
@@ -80,9 +89,12 @@ sfu_error decode_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row &
     return SFU_OK;
   }
 
-  // The words as offsets, sign-extended once (flex control words are read as stored, f.raw).
-  int32_t w[kMaxWordsFlex];
-  for (uint32_t i = 0; i < f.count; i++) w[i] = f.word(i);
+  // The words as offsets (flex control words are read as stored, f.raw): built for size,
+  // sign-extended once into an array; else where each is used, in registers.
+  int32_t words[kMaxWordsFlex];
+  if constexpr (config::kForSize)
+    for (uint32_t i = 0; i < f.count; i++) words[i] = f.word(i);
+  auto w = [&](uint32_t i) { return config::kForSize ? words[i] : f.word(i); };
 
   if (fde.flex()) {
     if (f.count < 2) return SFU_E_BAD_WORD_COUNT;
@@ -90,19 +102,19 @@ sfu_error decode_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row &
     if (padded != (f.count % 2 == 1)) return SFU_E_BAD_FLEX_RULE;
     // The CFA must come from a register: a CFA defined from itself says nothing.
     if (!flex_reg_p(f.raw[0])) return SFU_E_BAD_FLEX_RULE;
-    const int64_t cfa = cfa_offset(t, w[1]);
+    const int64_t cfa = cfa_offset(t, w(1));
     if (sfu_error e = flex_rule(f.raw[0], cfa, row.cfa)) return e;
     if (!cfa_offset_fits(cfa)) return SFU_E_CFA_OFFSET_RANGE;
     if (f.count >= 4 && !padded)
-      if (sfu_error e = flex_rule(f.raw[2], w[3], row.ra)) return e;
+      if (sfu_error e = flex_rule(f.raw[2], w(3), row.ra)) return e;
     const uint32_t fp = padded ? 3 : 4;
-    if (f.count > fp) return flex_rule(f.raw[fp], w[fp + 1], row.fp);
+    if (f.count > fp) return flex_rule(f.raw[fp], w(fp + 1), row.fp);
     return SFU_OK;
   }
 
   uint8_t max = abi_amd64(t.abi) ? 2 : kMaxWordsDefault;
   if (f.count > max) return SFU_E_BAD_WORD_COUNT;
-  const int64_t cfa = cfa_offset(t, w[0]);
+  const int64_t cfa = cfa_offset(t, w(0));
   if (!cfa_offset_fits(cfa)) return SFU_E_CFA_OFFSET_RANGE;
   uint8_t base = fre_base_sp(f.info) ? abi_sp_reg(t.abi) : abi_fp_reg(t.abi);
   row.cfa = make_rule(SFU_RULE_REGISTER, base, cfa);
@@ -111,7 +123,7 @@ sfu_error decode_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row &
   uint32_t ra_word = abi_amd64(t.abi) ? 0 : 1;
   uint32_t fp_word = ra_word + 1;
   if (ra_word != 0 && f.count > ra_word) {
-    int32_t ra = w[ra_word];
+    int32_t ra = w(ra_word);
     // Word 0 is the "RA not saved" padding on s390x only (SFRAME_FRE_RA_OFFSET_INVALID);
     // AArch64 defines no padding, so there it is RA at CFA+0, as binutils reads it.
     if (ra == 0 && abi_s390x(t.abi))
@@ -119,7 +131,7 @@ sfu_error decode_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row &
     else if (sfu_error e = saved_at(t, ra, row.ra))
       return e;
   }
-  if (f.count > fp_word) return saved_at(t, w[fp_word], row.fp);
+  if (f.count > fp_word) return saved_at(t, w(fp_word), row.fp);
   return SFU_OK;
 }
 

@@ -73,7 +73,8 @@ sfu_error read_fre(const sfu_table &t, const Fde &fde, uint32_t at, Fre &out);
 // sfu_table_find for a table validated in full (ready 2) and a pc the caller knows lies in its
 // text: the same row or error, without the checks validation made already, and each row read
 // whole (read_fre) rather than scanned by its start alone. What the walk of a core built for size
-// with validation at registration (every registered table validated) looks rows up with.
+// with validation at registration (every registered table validated) looks rows up with; defined
+// in that build only.
 sfu_error find_validated(const sfu_table &t, uint64_t pc, sfu_row &row);
 
 // The full validation sfu_table_init runs: every FDE, every row, counts and lengths.

@@ -3,6 +3,8 @@
 namespace sfu::unwind {
 
 bool read_word(const sfu_walk_config &c, uint64_t addr, bool big_endian, uint64_t &out, int hint) {
+  // A target build walks its own ABI's stacks, in the CPU's byte order.
+  if (SFU_BUILD_ABI != 0) big_endian = sframe::kNativeBigEndian;
   if (!readable(c, addr, hint)) return false;
   if (sfu_hook_read_nofault) {
     // Copied into out itself, then put in order: no buffer, so no frame beyond the save area.

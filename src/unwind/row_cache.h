@@ -232,8 +232,10 @@ void retire_rows(sfu_module &m);
     case sframe::IndexAnswer::kNoRow: return SFU_E_NO_FUNCTION;
     case sframe::IndexAnswer::kSearch:
       // Built for size, a table validated at registration is searched without checking it again.
-      e = config::kForSize && config::kValidateOnRegister ? sframe::find_validated(m.table, pc, row)
-                                                         : sfu_table_find(&m.table, pc, &row);
+      if constexpr (config::kForSize && config::kValidateOnRegister)
+        e = sframe::find_validated(m.table, pc, row);
+      else
+        e = sfu_table_find(&m.table, pc, &row);
       break;
   }
   if (kRowCacheEntries && e == SFU_OK) remember_row(m, pc, row);  // no cache: no call

@@ -72,15 +72,25 @@ struct Caller {
   bool exact_pc = false;  // the caller was interrupted, not calling: look its PC up as is
 };
 
-// A value a rule gives, for rules that need no knowledge of which register it is.
-// Register rules hold only in the topmost frame (below it, registers are not tracked), but for
-// the CFA's (is_cfa): its register is read as Walk::reg knows it in any frame (SP always, FP when
-// known). The decoder gives a CFA only the two register kinds.
-// Inline on s390x (call_levels.h): as a call it put a level, 168 bytes there, between a step and
-// its reads (built for size, one copy for the CFA, RA and FP is 64 bytes less).
 template <class Arch>
-SFU_S390X_INLINE sfu_stop eval_value(const Walk<Arch> &w, const sfu_rule &r, uint64_t cfa, uint64_t &out,
-                                     bool is_cfa = false) {
+sfu_stop eval_cfa(const Walk<Arch> &w, const sfu_rule &r, uint64_t &cfa) {
+  uint64_t base;
+  if (sfu_stop s = w.reg(r.reg, base)) return s;
+  uint64_t at = base + uint64_t(int64_t(r.offset));
+  if (r.kind == SFU_RULE_REGISTER) {
+    cfa = at;
+    return SFU_STOP_NONE;
+  }
+  if (r.kind == SFU_RULE_AT_REGISTER) return w.read(at, cfa);
+  return SFU_STOP_TABLE_ERROR;  // the decoder gives only these two kinds for a CFA
+}
+
+// A value a rule gives, for rules that need no knowledge of which register it is.
+// Register rules hold only in the topmost frame: below it, registers are not tracked.
+// Inline on s390x (call_levels.h): as a call it put a level, 168 bytes there, between a step and
+// its reads.
+template <class Arch>
+SFU_S390X_INLINE sfu_stop eval_value(const Walk<Arch> &w, const sfu_rule &r, uint64_t cfa, uint64_t &out) {
   uint64_t base;
   uint64_t off = uint64_t(int64_t(r.offset));
   switch (r.kind) {
@@ -90,7 +100,7 @@ SFU_S390X_INLINE sfu_stop eval_value(const Walk<Arch> &w, const sfu_rule &r, uin
       out = cfa + off;
       return SFU_STOP_NONE;
     case SFU_RULE_REGISTER:
-      if (!w.c.topmost && !is_cfa) return SFU_STOP_RA_NOT_RECOVERABLE;
+      if (!w.c.topmost) return SFU_STOP_RA_NOT_RECOVERABLE;
       if (sfu_stop s = w.reg(r.reg, base)) return s;
       out = base + off;
       return SFU_STOP_NONE;
@@ -184,7 +194,7 @@ sfu_stop from_row(const Walk<Arch> &w, const sfu_row &row, Caller &out, int &sta
   // Built for size, the general path takes plain rows too: the same reads, checks and stops.
   if (!config::kForSize && plain_row<Arch>(w.c.fp_known, row)) return from_plain_row(w, row, out, stack);
   if (row.flags & SFU_ROW_OUTERMOST) return SFU_STOP_END;
-  if (sfu_stop s = eval_value(w, row.cfa, 0, out.cfa, true)) return s;
+  if (sfu_stop s = eval_cfa(w, row.cfa, out.cfa)) return s;
   if (sfu_stop s = check_cfa<Arch>(w.c, out.cfa, stack)) return s;
   if (sfu_stop s = eval_ra<Arch>(w, row.ra, out.cfa, out.ra)) return s;
   out.ra = Arch::strip_ra(out.ra, row.flags & SFU_ROW_RA_SIGNED, w.c.arm64_va_bits);
