@@ -146,10 +146,14 @@ void sfu_capture_here(struct sfu_regs *regs);
 /* ---- Trap frames -------------------------------------------------------------------------- */
 
 /* A kernel's interrupt/exception entry code saves the interrupted registers, then calls C. A walk
- * that reaches a PC inside [start, end) of such code reads the saved registers and goes on in the
- * interrupted context: that frame is reported with source SFU_SOURCE_TRAP_FRAME, its PC is looked
+ * that reaches a return address inside [start, end) of such code (its call to C) reads the saved
+ * registers and goes on in the interrupted context: that frame is reported with source SFU_SOURCE_TRAP_FRAME, its PC is looked
  * up as is (it was interrupted, not calling), and it may keep RA/FP in registers like a topmost
- * frame. Offsets count from the entry frame's SP, the SP the entry code had when it called C. */
+ * frame. Offsets count from the entry frame's SP, the SP the entry code had when it called C.
+ * A frame stopped inside the entry code instead (the start registers, or an interrupted context
+ * another trap frame restores: an NMI over the entry) is stepped by the code's own rows, as any
+ * code is: its frame may not be built yet, or be popped already, where the layout would read it.
+ * Entry code whose CFI marks it outermost ends such a walk there (docs/errors.md). */
 struct sfu_trap_layout {
   int32_t pc;                /* offset of the saved PC */
   int32_t reg[SFU_REGS_MAX]; /* offset of each saved register, by DWARF number */

@@ -268,10 +268,11 @@ const sfu_trap_entry *trap_for(const sfu_walk_config &c, uint64_t pc) {
 // The module of the frame about to be shown, by the PC its rows are looked up with. A PC in no
 // registered text (a caller without a table, a corrupted return address) is shown, but the walk
 // ends at the next step and vouches for nothing from here on; entry code the config describes is
-// crossed by its layout, not rows, so it needs no table.
+// crossed by its layout, not rows, so at its call to C it needs no table (stopped anywhere else in
+// it, it is stepped like any code: step()).
 [[gnu::noinline]] void enter_other_module(sfu_cursor &c, uint64_t lookup) {
   c.module = sfu_module_for_pc(lookup);
-  if (!c.module && !trap_for(*c.config, lookup)) c.reliable = 0;
+  if (!c.module && (c.exact_pc || !trap_for(*c.config, lookup))) c.reliable = 0;
 }
 
 // Most callers are in the module of their callee: its range is checked inline, the registry
@@ -348,7 +349,11 @@ template <class Arch>
   uint64_t pc = c.pc;
   // A return address points after the call: the call itself is at pc - 1.
   uint64_t lookup = c.exact_pc ? pc : pc - 1;
-  if (const sfu_trap_entry *t = trap_for(*c.config, lookup)) return from_trap<Arch>(c, *t->layout);
+  // The layout holds where the entry code has called C, which only a return address into it
+  // vouches for. Stopped inside it (the start registers, an NMI over the entry), its frame may be
+  // half built or already popped: its rows decide, like any code's.
+  if (!c.exact_pc)
+    if (const sfu_trap_entry *t = trap_for(*c.config, lookup)) return from_trap<Arch>(c, *t->layout);
   const sfu_module *m = c.module;  // found for this lookup PC when the frame was entered
   Caller caller;
   int stack = -1;

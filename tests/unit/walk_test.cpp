@@ -803,6 +803,30 @@ TEST(WalkTrapFrames, WithoutTheEntryDescribedTheWalkStops) {
   EXPECT_EQ(w.stop, SFU_STOP_NO_UNWIND_INFO);
 }
 
+// The layout says where the registers are when the entry code calls C: only a return address
+// into the entry code (its call) vouches that the frame is built. Stopped inside the entry code
+// (the start registers, or an interrupted context a trap frame restores: an NMI over the entry),
+// the frame may be half built or already popped, so the code is stepped by its rows like any
+// other; E has none here and no frame pointer is given, so the walk stops there.
+TEST(WalkTrapFrames, StoppedInsideTheEntryCodeIsNotCrossedByItsLayout) {
+  X86Trap x;
+  // SP where the layout would find the whole frame: the walk must still not read it.
+  Walked w = walk_checked(regs_with(x.E + 0x10, {{SFU_X86_64_RSP, 0x3f10}}), x.config());
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{x.E + 0x10}));
+  EXPECT_EQ(w.stop, SFU_STOP_NO_UNWIND_INFO);
+}
+
+TEST(WalkTrapFrames, AnInterruptedContextInsideTheEntryCodeIsNotCrossedAgain) {
+  X86Trap x;
+  x.mem.put(0x3f10 + 0x80, x.E + 0x8);  // the trap frame restores a PC inside the entry code
+  x.mem.put(0x3f10 + 0x20, 0);          // and no frame pointer: only the layout could go on
+  Walked w = walk_checked(x.start(), x.config());
+  EXPECT_EQ(w.pcs(), (std::vector<uint64_t>{x.H + 4, x.E + 0x20, x.E + 0x8}));
+  ASSERT_EQ(w.frames.size(), 3u);
+  EXPECT_EQ(w.frames[2].source, SFU_SOURCE_TRAP_FRAME);
+  EXPECT_EQ(w.stop, SFU_STOP_NO_UNWIND_INFO);
+}
+
 TEST(WalkTrapFrames, SavedStackPointerMustBeSaved) {
   X86Trap x;
   x.layout.saved &= ~(1u << SFU_X86_64_RSP);

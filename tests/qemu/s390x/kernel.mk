@@ -161,10 +161,12 @@ $(foreach t,$(S390X_EVERY_TABLES),\
 	$(eval S390X_LIB_every-$(call s390x_every_field,$(t),1)-no-cache := $(BUILD)/no-cache/s390x/libsfu.a)\
 	$(eval $(call s390x_kernel,every-$(call s390x_every_field,$(t),1)-no-cache,$(call s390x_every_field,$(t),2),every.c every-work.c)))
 # every-entry.elf: every-gen-v3 with the external new PSW's PER bit, so that ext_entry itself is
-# stepped (EVERY_STEP_ENTRY; README.md, "Every instruction"). Built on request, not run: a walk
-# from inside entry code fails until the walker crosses entry code only by a return address.
+# stepped (EVERY_STEP_ENTRY; README.md, "Every instruction"): walks that start inside the entry
+# code, which the walker steps by its rows, crossing the trap layout only from a return address.
 S390X_VFLAGS_every-entry := -DKERNEL_BLOCK_INDEX -DEVERY_STEP_ENTRY
 $(eval $(call s390x_kernel,every-entry,3,every.c every-work.c))
+QEMU_KERNELS += $(S390X_OUT)/every-entry.elf
+QEMU_EVERY_RUNS += "s390x|gen-v3-entry|$(S390X_OUT)/every-entry.elf|$(S390X_QEMU)"
 S390X_EVERY := $(foreach t,$(S390X_EVERY_TABLES),every-$(call s390x_every_field,$(t),1) every-$(call s390x_every_field,$(t),1)-no-cache)
 QEMU_KERNELS += $(foreach v,$(S390X_EVERY),$(S390X_OUT)/$(v).elf)
 QEMU_EVERY_RUNS += $(foreach v,$(S390X_EVERY),"s390x|$(v:every-%=%)|$(S390X_OUT)/$(v).elf|$(S390X_QEMU)")
