@@ -34,28 +34,35 @@ for n in range(3):
 '''
 
 
-def symbols(elf):
-    out = subprocess.run(['aarch64-linux-gnu-nm', elf], capture_output=True, text=True, check=True).stdout
+def symbols(elf, prefix='aarch64-linux-gnu-'):
+    out = subprocess.run([prefix + 'nm', elf], capture_output=True, text=True, check=True).stdout
     return {w[2]: int(w[0], 16) for w in (l.split() for l in out.splitlines()) if len(w) == 3}
+
+
+def under_gdb(tmp, name, source, prefix, text, qemu, script):
+    """Assembles SOURCE with the PREFIX binutils, links it at TEXT as TMP/NAME.elf, boots it held in
+    QEMU and runs the gdb SCRIPT against it; returns (the ELF, gdb's standard output)."""
+    obj, elf, py = (os.path.join(tmp, name + ext) for ext in ('.o', '.elf', '.py'))
+    subprocess.run([prefix + 'as', os.path.join(HERE, source), '-o', obj], check=True)
+    subprocess.run([prefix + 'ld', '-Ttext=' + text, '-e', '_start', obj, '-o', elf], check=True)
+    with open(py, 'w') as f:
+        f.write(script)
+    port = every_check.free_port()
+    guest = subprocess.Popen(qemu + ['-kernel', elf, '-S', '-gdb', 'tcp:127.0.0.1:%d' % port],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        out = subprocess.run([every_check.GDB, '-q', '-batch', '-nx', elf, '-ex', 'target remote 127.0.0.1:%d' % port,
+                              '-x', py], capture_output=True, text=True, timeout=60).stdout
+    finally:
+        guest.kill()
+        guest.wait()
+    return elf, out
 
 
 def gdb_stops(tmp):
     """Builds gdb_limits.S and returns (its symbols, every_check.elf_facts of it, [(frames [(pc, sp)],
     reason)] of each stop)."""
-    obj, elf, script = (os.path.join(tmp, n) for n in ('minimal.o', 'minimal.elf', 'bt.py'))
-    subprocess.run(['aarch64-linux-gnu-as', os.path.join(HERE, 'gdb_limits.S'), '-o', obj], check=True)
-    subprocess.run(['aarch64-linux-gnu-ld', '-Ttext=0x40080000', '-e', '_start', obj, '-o', elf], check=True)
-    with open(script, 'w') as f:
-        f.write(GDB_SCRIPT)
-    port = every_check.free_port()
-    qemu = subprocess.Popen(QEMU + ['-kernel', elf, '-S', '-gdb', 'tcp:127.0.0.1:%d' % port],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        out = subprocess.run([every_check.GDB, '-q', '-batch', '-nx', elf, '-ex', 'target remote 127.0.0.1:%d' % port,
-                              '-x', script], capture_output=True, text=True, timeout=60).stdout
-    finally:
-        qemu.kill()
-        qemu.wait()
+    elf, out = under_gdb(tmp, 'minimal', 'gdb_limits.S', 'aarch64-linux-gnu-', '0x40080000', QEMU, GDB_SCRIPT)
     stops = []
     for line in out.splitlines():
         if line.startswith('stop '):
@@ -80,24 +87,10 @@ except gdb.error as e:
 
 def s390x_stop(tmp):
     """Builds gdb_limits_s390x.S; returns (its symbols, elf_facts, what gdb said at in_fpr_ra)."""
-    obj, elf, script = (os.path.join(tmp, n) for n in ('s390x.o', 's390x.elf', 's390x.py'))
-    subprocess.run(['s390x-linux-gnu-as', os.path.join(HERE, 'gdb_limits_s390x.S'), '-o', obj], check=True)
-    subprocess.run(['s390x-linux-gnu-ld', '-Ttext=0x20000', '-e', '_start', obj, '-o', elf], check=True)
-    with open(script, 'w') as f:
-        f.write(S390X_GDB_SCRIPT)
-    port = every_check.free_port()
-    qemu = subprocess.Popen(S390X_QEMU + ['-kernel', elf, '-S', '-gdb', 'tcp:127.0.0.1:%d' % port],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        out = subprocess.run([every_check.GDB, '-q', '-batch', '-nx', elf, '-ex', 'target remote 127.0.0.1:%d' % port,
-                              '-x', script], capture_output=True, text=True, timeout=60).stdout
-    finally:
-        qemu.kill()
-        qemu.wait()
+    elf, out = under_gdb(tmp, 's390x', 'gdb_limits_s390x.S', 's390x-linux-gnu-', '0x20000', S390X_QEMU,
+                         S390X_GDB_SCRIPT)
     said = [l for l in out.splitlines() if l.startswith(('frame0 ', 'error '))]
-    out = subprocess.run(['s390x-linux-gnu-nm', elf], capture_output=True, text=True, check=True).stdout
-    sym = {w[2]: int(w[0], 16) for w in (l.split() for l in out.splitlines()) if len(w) == 3}
-    return sym, every_check.elf_facts(elf), said
+    return symbols(elf, 's390x-linux-gnu-'), every_check.elf_facts(elf), said
 
 
 def s390x_cases(case):
