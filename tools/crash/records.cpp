@@ -50,18 +50,6 @@ Line classify(size_t number, const std::string &text) {
   return l;
 }
 
-// Words of a line, split at single spaces.
-std::vector<std::string> words(const std::string &s) {
-  std::vector<std::string> out;
-  for (size_t at = 0; at <= s.size();) {
-    size_t sp = s.find(' ', at);
-    if (sp == std::string::npos) sp = s.size();
-    out.push_back(s.substr(at, sp - at));
-    at = sp + 1;
-  }
-  return out;
-}
-
 bool parse_number(const std::string &s, int base, uint64_t &out) {
   if (s.empty() || s.size() > 20) return false;
   char *end = nullptr;
@@ -173,7 +161,7 @@ class Log {
     stray_from_ = 0;
     Candidate c;
     c.begin_line = l.number;
-    std::vector<std::string> w = words(l.rest);
+    std::vector<std::string> w = line_words(l.rest);
     if (w.size() != 4 || w[0] != "v1" || !field(w[2], "len", c.length) || !field(w[3], "crc", c.crc)) {
       c.problem = line_no(l.number) + ": " +
                   (!w.empty() && w[0].size() > 1 && w[0][0] == 'v' && w[0] != "v1"
@@ -198,7 +186,7 @@ class Log {
       return;
     }
     // "N BASE64 0xCRC": the CRC is that of the line's text up to the last base64 character.
-    std::vector<std::string> w = words(l.rest);
+    std::vector<std::string> w = line_words(l.rest);
     uint64_t index;
     uint32_t crc = 0;
     std::string summed;
@@ -222,7 +210,7 @@ class Log {
       emit(l.number, {where(name_, l.number, l.number), {}, line_no(l.number) + ": an end line without its begin line", {}});
       return;
     }
-    std::vector<std::string> w = words(l.rest);
+    std::vector<std::string> w = line_words(l.rest);
     uint64_t lines = 0, crc = 0;
     bool parsed = w.size() == 2 && field(w[0], "lines", lines) && field(w[1], "crc", crc);
     // The latest open record it is the end of: the same data line count and CRC as its begin line.

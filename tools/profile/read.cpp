@@ -13,17 +13,6 @@ namespace {
 
 constexpr const char *kMarker = "sfu-profile-";
 
-std::vector<std::string> words(const std::string &s) {
-  std::vector<std::string> out;
-  for (size_t at = 0; at <= s.size();) {
-    size_t sp = s.find(' ', at);
-    if (sp == std::string::npos) sp = s.size();
-    out.push_back(s.substr(at, sp - at));
-    at = sp + 1;
-  }
-  return out;
-}
-
 bool all_of(const std::string &s, const char *set) {
   return !s.empty() && s.find_first_not_of(set) == std::string::npos;
 }
@@ -93,7 +82,7 @@ class Reader {
     if (line_crc(covered) != crc)
       return fail("profile-bad-crc", number,
                   "the line says " + crc_text(crc) + ", its text gives " + crc_text(line_crc(covered)));
-    std::vector<std::string> w = words(covered);
+    std::vector<std::string> w = line_words(covered);
     const std::string kind = w[0].substr(std::string(kMarker).size());
     if (kind == "begin") return begin(number, w);
     if (!open_) {

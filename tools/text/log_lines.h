@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "sfu/crash.h"
 
@@ -32,6 +33,18 @@ inline bool split_line_crc(const std::string &body, std::string &covered, uint32
   crc = uint32_t(std::strtoul(body.c_str() + sp + 3, nullptr, 16));
   covered = body.substr(0, sp);
   return true;
+}
+
+// A line's words, split at single spaces (two spaces give an empty word, which the readers refuse).
+inline std::vector<std::string> line_words(const std::string &s) {
+  std::vector<std::string> out;
+  for (size_t at = 0; at <= s.size();) {
+    size_t sp = s.find(' ', at);
+    if (sp == std::string::npos) sp = s.size();
+    out.push_back(s.substr(at, sp - at));
+    at = sp + 1;
+  }
+  return out;
 }
 
 // The CRC-32 of a line's covered text.
