@@ -10,20 +10,6 @@
 namespace sfu::crash {
 namespace {
 
-// Forwards characters to the caller's sink and keeps the CRC-32 of what passed.
-struct Summing {
-  const sfu_sink *out;
-  uint32_t crc;
-  sfu_sink sink;
-};
-
-void summing_putc(void *ctx, char c) {
-  Summing *s = static_cast<Summing *>(ctx);
-  uint8_t byte = uint8_t(c);
-  s->crc = sfu_crc32(s->crc, &byte, 1);
-  (s->out->putc)(s->out->ctx, c);
-}
-
 void prefix(const sfu_sink *sink) { sfu_print_str(sink, "sfu-crash: "); }
 
 // The registered module with the record module's build-id and text range, if any: its symbols
@@ -142,17 +128,14 @@ void base64(const sfu_sink *sink, const uint8_t *p, uint32_t n) {
 
 // "sfu-crash-data N BASE64" and then " 0x" and the CRC-32 of exactly those characters.
 void data_line(const sfu_sink *sink, const uint8_t *rec, uint32_t length, uint32_t line) {
-  Summing sum{sink, 0, {summing_putc, nullptr}};
-  sum.sink.ctx = &sum;
+  print::ChecksummedLine sum(sink);
   sfu_print_str(&sum.sink, "sfu-crash-data ");
   sfu_print_udec(&sum.sink, line);
   sfu_print_str(&sum.sink, " ");
   uint32_t at = line * kDataBytesPerLine;
   uint32_t n = length - at < kDataBytesPerLine ? length - at : kDataBytesPerLine;
   base64(&sum.sink, rec + at, n);
-  sfu_print_str(sink, " ");
-  sfu_print_hex(sink, sum.crc, 8);
-  sfu_print_str(sink, "\n");
+  sum.end();
 }
 
 }  // namespace

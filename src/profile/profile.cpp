@@ -113,32 +113,8 @@ bool count_stack(sfu_profile &p, const uint64_t *frames, uint32_t depth, uint8_t
   return false;
 }
 
-// Forwards a line's characters to the caller's sink and keeps their CRC-32; holds back the
-// '\n' (only the module line printer sends one, at its end) for end_line to print after the CRC.
-struct Line {
-  const sfu_sink *out;
-  uint32_t crc;
-  sfu_sink sink;
-};
-
-void line_putc(void *ctx, char c) {
-  Line *l = static_cast<Line *>(ctx);
-  if (c == '\n') return;
-  uint8_t byte = uint8_t(c);
-  l->crc = sfu_crc32(l->crc, &byte, 1);
-  (l->out->putc)(l->out->ctx, c);
-}
-
-// " 0xCRC\n" after the line's text.
-void end_line(const Line &l) {
-  sfu_print_str(l.out, " ");
-  sfu_print_hex(l.out, l.crc, 8);
-  sfu_print_str(l.out, "\n");
-}
-
 // "sfu-profile-<kind>" begins every line.
-void begin_line(Line &l, const char *kind) {
-  l.crc = 0;
+void begin_line(sfu::print::ChecksummedLine &l, const char *kind) {
   sfu_print_str(&l.sink, "sfu-profile-");
   sfu_print_str(&l.sink, kind);
 }
@@ -274,8 +250,7 @@ extern "C" void sfu_profile_print(const struct sfu_sink *sink, const struct sfu_
   if constexpr (!sfu::config::kProfile) return;
   if (!sink || !sink->putc || !live(profile)) return;
   const sfu_profile &p = *profile;
-  Line l{sink, 0, {line_putc, nullptr}};
-  l.sink.ctx = &l;
+  sfu::print::ChecksummedLine l(sink);
   const sfu_sink *s = &l.sink;
 
   begin_line(l, "begin v1 ");
@@ -288,7 +263,7 @@ extern "C" void sfu_profile_print(const struct sfu_sink *sink, const struct sfu_
   sfu_print_udec(s, p.max_stacks);
   sfu_print_str(s, " depth=");
   sfu_print_udec(s, p.max_depth);
-  end_line(l);
+  l.end();
   uint64_t lines = 1;
 
   uint32_t modules = 0;
@@ -299,7 +274,7 @@ extern "C" void sfu_profile_print(const struct sfu_sink *sink, const struct sfu_
     bool id = m->build_id_error == SFU_OK;
     sfu::print::module_line(s, modules++, m->name, SFU_PRINT_STR_MAX, m->table.text_start, m->table.text_end,
                             id ? m->build_id : nullptr, id ? m->build_id_size : 0);
-    end_line(l);
+    l.end();
     lines++;
   }
 
@@ -315,7 +290,7 @@ extern "C" void sfu_profile_print(const struct sfu_sink *sink, const struct sfu_
       sfu_print_str(s, " ");
       sfu_print_hex(s, f[k], 0);
     }
-    end_line(l);
+    l.end();
     lines++;
   });
   uint64_t lost[SFU_PROFILE_LOSS_COUNT];
@@ -335,7 +310,7 @@ extern "C" void sfu_profile_print(const struct sfu_sink *sink, const struct sfu_
       sfu_print_str(s, name);
       sfu_print_str(s, " ");
       sfu_print_udec(s, v);
-      end_line(l);
+      l.end();
       lines++;
     }
     while (*name++) {
@@ -348,7 +323,7 @@ extern "C" void sfu_profile_print(const struct sfu_sink *sink, const struct sfu_
     sfu_print_str(s, sfu_stop_name(sfu_stop(r)));
     sfu_print_str(s, " ");
     sfu_print_udec(s, v);
-    end_line(l);
+    l.end();
     lines++;
   }
 
@@ -359,5 +334,5 @@ extern "C" void sfu_profile_print(const struct sfu_sink *sink, const struct sfu_
   sfu_print_udec(s, counted.all);
   sfu_print_str(s, " lines=");
   sfu_print_udec(s, lines + 1);
-  end_line(l);
+  l.end();
 }
