@@ -14,22 +14,45 @@
 #define MAX_FRAMES 80
 #define MAX_REPORTS 5
 
-static struct {
-  int stepping;
+/* What the stepping knows of the stack. */
+struct shadow {
   uint64_t base[MAX_FRAMES]; /* return addresses above step_root, innermost first */
   unsigned base_n;
   uint64_t shadow[MAX_DEPTH]; /* return addresses pushed since stepping began */
   unsigned depth;
   uint64_t prev_rip, prev_rsp;
+};
+
+static struct {
+  int stepping;
+  struct shadow sh;
   unsigned ok, total, reported;
   const char *name;
   /* While a handler steps itself (step_handler_prepare to step_handler_done): the interrupted
    * code's shadow, kept for after it. */
   int in_handler;
-  uint64_t outer_base[MAX_FRAMES], outer_shadow[MAX_DEPTH], outer_prev_rip, outer_prev_rsp;
-  unsigned outer_base_n, outer_depth, handler_steps, handler_ok;
+  struct shadow outer;
+  unsigned handler_steps, handler_ok;
   const struct trap_frame *handler_frame;
 } st;
+
+/* The return addresses the shadow knows, innermost first, stored from out[n] on (at most
+ * MAX_FRAMES in all); returns the new count. */
+static unsigned known_frames(const struct shadow *sh, uint64_t *out, unsigned n) {
+  for (unsigned i = sh->depth; i > 0 && n < MAX_FRAMES; i--) out[n++] = sh->shadow[i - 1];
+  for (unsigned i = 0; i < sh->base_n && n < MAX_FRAMES; i++) out[n++] = sh->base[i];
+  return n;
+}
+
+/* Field by field: a struct copy would be a memcpy call, which the kernel has not. */
+static void copy_shadow(struct shadow *to, const struct shadow *from) {
+  for (unsigned i = 0; i < from->base_n; i++) to->base[i] = from->base[i];
+  for (unsigned i = 0; i < from->depth; i++) to->shadow[i] = from->shadow[i];
+  to->base_n = from->base_n;
+  to->depth = from->depth;
+  to->prev_rip = from->prev_rip;
+  to->prev_rsp = from->prev_rsp;
+}
 
 extern char trap_dispatch_return[]; /* vectors.S */
 
@@ -53,10 +76,9 @@ static int check_step(const struct trap_frame *f, const struct sfu_regs *regs,
                       const struct sfu_walk_config *config) {
   uint64_t want[MAX_FRAMES];
   unsigned n = 0;
-  if (st.in_handler) st.base[2] = st.handler_frame->rip; /* as the handler moves it (a fixup) */
+  if (st.in_handler) st.sh.base[2] = st.handler_frame->rip; /* as the handler moves it (a fixup) */
   want[n++] = f->rip;
-  for (unsigned i = st.depth; i > 0 && n < MAX_FRAMES; i--) want[n++] = st.shadow[i - 1];
-  for (unsigned i = 0; i < st.base_n && n < MAX_FRAMES; i++) want[n++] = st.base[i];
+  n = known_frames(&st.sh, want, n);
 
   struct sfu_cursor cursor;
   struct sfu_frame frame;
@@ -89,19 +111,19 @@ static void hand_over(const struct trap_frame *f, const struct sfu_regs *regs,
 
 static void on_debug(struct trap_frame *f) {
   uint64_t top = *(const uint64_t *)(uintptr_t)f->rsp;
-  if (f->rsp == st.prev_rsp - 8 && top > st.prev_rip && top <= st.prev_rip + 15 && f->rip != top) {
-    if (st.depth == MAX_DEPTH) {
+  if (f->rsp == st.sh.prev_rsp - 8 && top > st.sh.prev_rip && top <= st.sh.prev_rip + 15 && f->rip != top) {
+    if (st.sh.depth == MAX_DEPTH) {
       kputs("sfu-error ");
       kputs(st.name);
       kputs(": calls nest too deep\n");
       kernel_done(1);
     }
-    st.shadow[st.depth++] = top; /* a call */
-  } else if (f->rsp == st.prev_rsp + 8 && st.depth && f->rip == st.shadow[st.depth - 1]) {
-    st.depth--; /* a return */
+    st.sh.shadow[st.sh.depth++] = top; /* a call */
+  } else if (f->rsp == st.sh.prev_rsp + 8 && st.sh.depth && f->rip == st.sh.shadow[st.sh.depth - 1]) {
+    st.sh.depth--; /* a return */
   }
-  st.prev_rip = f->rip;
-  st.prev_rsp = f->rsp;
+  st.sh.prev_rip = f->rip;
+  st.sh.prev_rsp = f->rsp;
   st.total++;
   struct sfu_regs regs;
   struct sfu_walk_config config = {0};
@@ -135,46 +157,35 @@ static void on_breakpoint(struct trap_frame *f) {
     kputs(": no clean walk from step_root\n");
     kernel_done(1);
   }
-  st.base_n = 0;
-  for (size_t i = 1; i < n; i++) st.base[st.base_n++] = pcs[i];
-  st.depth = 0;
-  st.prev_rip = f->rip;
-  st.prev_rsp = f->rsp;
+  st.sh.base_n = 0;
+  for (size_t i = 1; i < n; i++) st.sh.base[st.sh.base_n++] = pcs[i];
+  st.sh.depth = 0;
+  st.sh.prev_rip = f->rip;
+  st.sh.prev_rsp = f->rsp;
   st.stepping = 1;
   f->rflags |= RFLAGS_TF;
 }
 
 int step_handler_prepare(const struct trap_frame *f, uint64_t ret) {
   if (!st.stepping || st.in_handler) return 0;
-  for (unsigned i = 0; i < st.base_n; i++) st.outer_base[i] = st.base[i];
-  for (unsigned i = 0; i < st.depth; i++) st.outer_shadow[i] = st.shadow[i];
-  st.outer_base_n = st.base_n;
-  st.outer_depth = st.depth;
-  st.outer_prev_rip = st.prev_rip;
-  st.outer_prev_rsp = st.prev_rsp;
+  copy_shadow(&st.outer, &st.sh);
   /* Above the handler: trap_dispatch, trap_common (its call), the interrupted PC, and what was
    * above that. */
   unsigned n = 0;
-  st.base[n++] = ret;
-  st.base[n++] = (uint64_t)(uintptr_t)trap_dispatch_return;
-  st.base[n++] = f->rip;
-  for (unsigned i = st.outer_depth; i > 0 && n < MAX_FRAMES; i--) st.base[n++] = st.outer_shadow[i - 1];
-  for (unsigned i = 0; i < st.outer_base_n && n < MAX_FRAMES; i++) st.base[n++] = st.outer_base[i];
-  st.base_n = n;
-  st.depth = 0;
+  st.sh.base[n++] = ret;
+  st.sh.base[n++] = (uint64_t)(uintptr_t)trap_dispatch_return;
+  st.sh.base[n++] = f->rip;
+  n = known_frames(&st.outer, st.sh.base, n);
+  st.sh.base_n = n;
+  st.sh.depth = 0;
   st.handler_frame = f;
-  st.prev_rip = st.prev_rsp = 0; /* the first step is no call or return */
+  st.sh.prev_rip = st.sh.prev_rsp = 0; /* the first step is no call or return */
   st.in_handler = 1;
   return 1;
 }
 
 void step_handler_done(void) {
-  for (unsigned i = 0; i < st.outer_base_n; i++) st.base[i] = st.outer_base[i];
-  for (unsigned i = 0; i < st.outer_depth; i++) st.shadow[i] = st.outer_shadow[i];
-  st.base_n = st.outer_base_n;
-  st.depth = st.outer_depth;
-  st.prev_rip = st.outer_prev_rip;
-  st.prev_rsp = st.outer_prev_rsp;
+  copy_shadow(&st.sh, &st.outer);
   st.in_handler = 0;
 }
 
