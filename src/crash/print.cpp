@@ -2,6 +2,7 @@
 // trace, the record's bytes in checksummed base64 lines, the end line. Character by character
 // through the caller's sink, no buffer but a few bytes on the stack.
 #include "crash/layout.h"
+#include "print/checksummed_line.h"
 #include "print/module_line.h"
 #include "sfu/print.h"
 #include "sframe/bytes.h"

@@ -1,8 +1,6 @@
 // The module line (module_line.h).
 #include "print/module_line.h"
 
-#include "sfu/crash.h"  // sfu_crc32
-
 namespace sfu::print {
 namespace {
 
@@ -19,25 +17,6 @@ void put_char(const sfu_sink *sink, char c) {
 }
 
 Cleaning::Cleaning(const sfu_sink *to) : out(to), sink{cleaning_putc, this} {}
-
-namespace {
-void checksummed_putc(void *ctx, char c) {
-  ChecksummedLine *l = static_cast<ChecksummedLine *>(ctx);
-  if (c == '\n') return;
-  uint8_t byte = uint8_t(c);
-  l->crc = sfu_crc32(l->crc, &byte, 1);
-  (l->out->putc)(l->out->ctx, c);
-}
-}  // namespace
-
-ChecksummedLine::ChecksummedLine(const sfu_sink *to) : out(to), crc(0), sink{checksummed_putc, this} {}
-
-void ChecksummedLine::end() {
-  sfu_print_str(out, " ");
-  sfu_print_hex(out, crc, 8);
-  sfu_print_str(out, "\n");
-  crc = 0;
-}
 
 void module_line(const sfu_sink *sink, uint64_t index, const char *name, uint32_t name_max, uint64_t text_start,
                  uint64_t text_end, const uint8_t *build_id, uint32_t build_id_size) {

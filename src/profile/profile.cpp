@@ -13,6 +13,7 @@
 // entry a sample claimed and was interrupted before publishing is never compared, only passed by.
 #include "atomic.h"
 #include "config.h"
+#include "print/checksummed_line.h"
 #include "print/module_line.h"
 #include "sfu/crash.h"  // sfu_crc32, shared with the crash records and built with or without them
 #include "sfu/profile.h"
