@@ -52,18 +52,20 @@ CORE_COMMON := -std=c++20 -O2 -g $(WARN) -fno-exceptions -fno-rtti -fno-threadsa
 CORE_SIZE_SRCS := src/sframe/table.cpp src/sframe/index.cpp src/sframe/error.cpp src/unwind/registry.cpp
 # CONFIG_SFU_OPTIMIZE_SIZE (configs/walk-only.config): the whole core -Oz, a section per function
 # and object, for kernels that link with --gc-sections; no jump tables (on s390x their entries are
-# 8-byte addresses: a few compares are smaller for the switches the core has). Read from the
-# .config itself: it sets flags.
+# 8-byte addresses: a few compares are smaller for the switches the core has); no frame pointer
+# (arm64 keeps one by default: about 200 bytes; the core's frames are unwound by its own table, and
+# KCFLAGS=-fno-omit-frame-pointer gives it back to a kernel whose other unwinder needs it). Read
+# from the .config itself: it sets flags.
 CORE_FOR_SIZE := $(if $(wildcard $(KCONFIG_CONFIG)),$(shell grep -qs '^CONFIG_SFU_OPTIMIZE_SIZE=y' $(KCONFIG_CONFIG) && echo y))
-core_opt = $(if $(CORE_FOR_SIZE),-Oz -ffunction-sections -fdata-sections -fno-jump-tables,$(if $(filter $(1),$(CORE_SIZE_SRCS)),-Os))
+core_opt = $(if $(CORE_FOR_SIZE),-Oz -ffunction-sections -fdata-sections -fno-jump-tables -fomit-frame-pointer,$(if $(filter $(1),$(CORE_SIZE_SRCS)),-Os))
 FREESTANDING := -ffreestanding -nostdlib -fno-stack-protector -fno-pic -fno-pie \
 	-fno-tree-loop-distribute-patterns
 # The library's own table, so that a fault inside sfunwind unwinds too: CFI for `sfu gen` always,
 # and SFrame from gas where the assembler writes it (scripts/gas-sframe.mk).
 include scripts/gas-sframe.mk
 OWN_TABLE := -fasynchronous-unwind-tables $(if $(call sfu_gas_writes_sframe,$(CROSS)gcc),$(SFU_GSFRAME_FLAG))
-TARGET_CXXFLAGS := $(CORE_COMMON) $(FREESTANDING) $(ARCHFLAGS_$(ARCH)) $(CORE_ARCHFLAGS_$(ARCH)) $(OWN_TABLE) \
-	$(KCFLAGS)
+# KCFLAGS come last, after the optimization choice (core_opt): the kernel's word is final.
+TARGET_CXXFLAGS := $(CORE_COMMON) $(FREESTANDING) $(ARCHFLAGS_$(ARCH)) $(CORE_ARCHFLAGS_$(ARCH)) $(OWN_TABLE)
 HOST_OWN_TABLE := -fasynchronous-unwind-tables $(if $(call sfu_gas_writes_sframe,$(HOST_CXX)),$(SFU_GSFRAME_FLAG))
 HOST_CORE_CXXFLAGS := $(CORE_COMMON) $(HOST_OWN_TABLE) -fPIC -DSFU_HOSTED=1
 
@@ -106,7 +108,7 @@ defconfig olddefconfig menuconfig: | $(DEPS_STAMP)
 
 $(TARGET_DIR)/obj/%.o: %.cpp $(CORE_HDRS) $(CONFIG_H) Makefile | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CROSS)g++ $(TARGET_CXXFLAGS) $(call core_opt,$<) -c $< -o $@
+	$(CROSS)g++ $(TARGET_CXXFLAGS) $(call core_opt,$<) $(KCFLAGS) -c $< -o $@
 
 $(TARGET_DIR)/obj/%.o: %.S Makefile | $(DEPS_STAMP)
 	@mkdir -p $(@D)

@@ -10,7 +10,8 @@
 #                       Default: build/sfunwind.
 #   SFU_CONFIG          a .config for sfunwind's Kconfig. Default: none, the Kconfig defaults.
 #   SFU_KCFLAGS         extra flags for the library, e.g. your code model (-mcmodel=kernel), or
-#                       -fpie for an image linked -pie or -static-pie (docs/porting.md).
+#                       -fpie for an image linked -pie or -static-pie (docs/porting.md). They
+#                       come last, so they override the library's own choices.
 #   SFU_SFRAME          gas: gas writes the tables (-Wa,--gsframe, binutils 2.40 or later on x86_64
 #                       and arm64). gen: `sfu gen` writes them after the link from the DWARF CFI
 #                       (any toolchain, every architecture). Default: gas where the assembler
