@@ -151,6 +151,28 @@ else
   bad "symbolize: two images moved by different biases" "$got"
 fi
 
+# Module lines without a build-id (a kernel that passes no build-id note, or a core built without
+# CONFIG_SFU_BUILD_ID): the one image no line names goes with the one line left, and only then.
+shift_log "$work/fixed.log" "$work/shifted.log" 0x10000000
+sed 's/ build-id [0-9a-f]*\( *\)$/ no build-id\1/' "$work/shifted.log" >"$work/no-id.log"
+if grep -q ' no build-id' "$work/no-id.log" && [[ $(annotations "$work/no-id.log" --image "$fixed") == "$want" ]]; then
+  ok "symbolize: a moved log without build-ids, one image: placed by its module line"
+else
+  bad "symbolize: a moved log without build-ids, one image" "$(annotations "$work/no-id.log" --image "$fixed")"
+fi
+# (The log is read as it comes: the other image's line must come first.)
+cat "$log" "$work/no-id.log" >"$work/two-one-id.log"
+if [[ $(annotations "$work/two-one-id.log" --image "$fixed" --image "$pie") == "$(annotations "$log" --image "$pie")"$'\n'"$want" ]]; then
+  ok "symbolize: one image by its build-id, the other by the one line without"
+else
+  bad "symbolize: one image by its build-id, the other by the one line without"
+fi
+sed 's/ build-id [0-9a-f]*\( *\)$/ no build-id\1/' "$log" >"$work/pie-no-id.log"
+cat "$work/no-id.log" "$work/pie-no-id.log" >"$work/two-no-id.log"
+expect "symbolize: two lines and two images without build-ids are not guessed" 1 \
+  "no build-id, and not the one line left for the one image left (give its image as ELF@ADDRESS)" \
+  -- "$sfu" symbolize --image "$fixed" --image "$pie" "$work/two-no-id.log"
+
 # ---- Breakpad: a minidump of the moved record, walked by minidump_stackwalk; sfu stackwalk -------
 expect "minidump: the module where it ran" 0 "module crash_program_pie 0x$run-" -- "$sfu" minidump "$record" --image "$pie" -o "$work/moved.dmp"
 if [[ -x $bp/dump_syms && -x $bp/minidump_stackwalk ]]; then

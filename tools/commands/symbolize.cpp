@@ -157,7 +157,8 @@ std::string annotate(const LogImage &img, uint64_t lookup, uint64_t pc, bool dem
 
 // The log mode: reads the log line by line, keeps the module lines it has seen (the latest for
 // each build-id), and annotates each frame line from the image that holds its address once moved
-// back by that image's bias: ELF@ADDRESS's, else the latest module line with its build-id, else
+// back by that image's bias: ELF@ADDRESS's, else the latest module line with its build-id (or the
+// one line without a build-id, for the one image no line names: line_without_build_id), else
 // none (its link address). What it could not annotate is said in one note at the end.
 class LogAnnotator {
  public:
@@ -230,7 +231,7 @@ class LogAnnotator {
     for (const Placement &p : placements_)
       if (!has_image(p))
         tried += "; module line " + p.name + " " + hex(p.start) + "-" + hex(p.end) + ": " +
-                 (p.build_id.empty() ? std::string("no build-id, so no image is matched to it (give its image as ELF@ADDRESS)")
+                 (p.build_id.empty() ? std::string("no build-id, and not the one line left for the one image left (give its image as ELF@ADDRESS)")
                                      : "no --image has its build-id " + hex_id(p.build_id));
     fprintf(stderr, "sfu %s: note: %zu of %zu frames were not annotated, their addresses in no image:%s%s\n",
             self.name, missed_frames_, frames_, addrs.c_str(), tried.c_str());
@@ -251,27 +252,58 @@ class LogAnnotator {
   bool has_image(const Placement &p) const {
     for (const LogImage &img : images_)
       if (!p.build_id.empty() && img.build_id == p.build_id) return true;
-    return false;
+    return image_without_line() && &p == line_without_build_id();
+  }
+
+  // The latest module line with the image's build-id.
+  const Placement *line_with_build_id(const LogImage &img) const {
+    for (const Placement &p : placements_)
+      if (!img.build_id.empty() && p.build_id == img.build_id) return &p;
+    return nullptr;
+  }
+
+  // A kernel that passes no build-id note, or a core built without CONFIG_SFU_BUILD_ID, prints
+  // "no build-id": such a line goes with the one image no line names, when it is the one line no
+  // image names and every other image is named by a line, in the log read so far (never a guess
+  // between several; find_load_bias then checks its range against the image).
+  const Placement *line_without_build_id() const {
+    const Placement *line = nullptr;
+    for (const Placement &p : placements_) {
+      bool named = false;
+      for (const LogImage &img : images_) named = named || (!p.build_id.empty() && img.build_id == p.build_id);
+      if (named) continue;
+      if (line || !p.build_id.empty()) return nullptr;
+      line = &p;
+    }
+    return line;
+  }
+  const LogImage *image_without_line() const {
+    const LogImage *left = nullptr;
+    for (const LogImage &img : images_) {
+      if (line_with_build_id(img)) continue;
+      if (left || img.placed) return nullptr;
+      left = &img;
+    }
+    return left;
   }
 
   ImagePlace place(const LogImage &img) {
     ImagePlace out;
     if (img.placed) return out.bias = img.given, out;
-    for (const Placement &p : placements_)
-      if (!img.build_id.empty() && p.build_id == img.build_id) {
-        out.placement = &p;
-        // Once per image and range, not per frame: the search reads every symbol of the image.
-        auto key = std::make_tuple(&img, p.start, p.end);
-        auto it = biases_.find(key);
-        if (it == biases_.end()) {
-          std::pair<LoadBias, std::string> found;
-          find_load_bias(img.elf, p.start, p.end, found.first, found.second);
-          it = biases_.emplace(key, found).first;
-        }
-        out.bias = it->second.first;
-        out.error = it->second.second;
-        return out;
-      }
+    const Placement *p = line_with_build_id(img);
+    if (!p && image_without_line() == &img) p = line_without_build_id();
+    if (!p) return out;
+    out.placement = p;
+    // Once per image and range, not per frame: the search reads every symbol of the image.
+    auto key = std::make_tuple(&img, p->start, p->end);
+    auto it = biases_.find(key);
+    if (it == biases_.end()) {
+      std::pair<LoadBias, std::string> found;
+      find_load_bias(img.elf, p->start, p->end, found.first, found.second);
+      it = biases_.emplace(key, found).first;
+    }
+    out.bias = it->second.first;
+    out.error = it->second.second;
     return out;
   }
 
