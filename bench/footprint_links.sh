@@ -45,7 +45,7 @@ variant v2 "" "SFRAME_V3 VALIDATE_ON_REGISTER"
 variant v3 "" "VALIDATE_ON_REGISTER"
 cmp -s "$walk_only" "$out/cfg/walk-only.config" || cp "$walk_only" "$out/cfg/walk-only.config"
 up=""
-for v in v1:SFRAME_V1 names:NAMES index:"BLOCK_INDEX INDEX_PREFETCH" row-cache:"ROW_CACHE ROW_CACHE_STATS" \
+for v in v1:SFRAME_V1 names:NAMES build-id:BUILD_ID index:"BLOCK_INDEX INDEX_PREFETCH" row-cache:"ROW_CACHE ROW_CACHE_STATS" \
     symbols:SYMBOLS crash:"CRASH_RECORDS CRASH_STACK_BYTES"; do
   up="$up ${v#*:}"
   variant "${v%%:*}" "$up" ""
@@ -60,7 +60,7 @@ cross() {
 }
 
 for a in "${archs[@]}"; do
-  for v in core v2 v3 walk-only v1 names index row-cache symbols crash default; do
+  for v in core v2 v3 walk-only v1 names build-id index row-cache symbols crash default; do
     cfg=$out/cfg/$v.config
     [ "$v" = default ] && cfg=-
     flags=$kcflags
@@ -95,6 +95,7 @@ walk=PRINT,ERROR_NAMES
   printf 'total\twalk-only\twalk-only\t%s\t%s\n' $walk "configs/walk-only.config"
   printf 'step\tsframe-v1\tv1\t%s\t%s\n' $walk "CONFIG_SFU_SFRAME_V1"
   printf 'step\tnames\tnames\t%s\t%s\n' $walk "CONFIG_SFU_NAMES: error and stop names as text"
+  printf 'step\tbuild-id\tbuild-id\t%s\t%s\n' $walk "CONFIG_SFU_BUILD_ID: the build-id note read at registration, printed in module lines"
   printf 'step\tblock-index\tindex\t%s,INDEX\t%s\n' $walk "CONFIG_SFU_BLOCK_INDEX, index memory at registration (sfu_table_index), CONFIG_SFU_INDEX_PREFETCH"
   printf 'step\trow-cache\trow-cache\t%s,INDEX\t%s\n' $walk "CONFIG_SFU_ROW_CACHE: the row cache and the plain-run loop"
   printf 'step\tsymbols\tsymbols\t%s,INDEX\t%s\n' $walk "CONFIG_SFU_SYMBOLS: the .sfu_symbols reader, names in backtraces"

@@ -73,6 +73,12 @@ inline constexpr bool kSymbols =
 #else
     false;
 #endif
+inline constexpr bool kBuildId =
+#ifdef CONFIG_SFU_BUILD_ID
+    true;
+#else
+    false;
+#endif
 inline constexpr bool kCrashRecords =
 #ifdef CONFIG_SFU_CRASH_RECORDS
     true;

@@ -101,7 +101,8 @@ extern "C" {
   X(SFU_E_SYMBOL_PREFIX_TOO_DEEP, "symbol-prefix-too-deep") /* over SFU_SYMBOL_PREFIX_DEPTH */ \
   X(SFU_E_BAD_PROFILE_PARAMS, "profile-bad-params")   /* sfu_profile_init: sizes, unit, NULL */ \
   X(SFU_E_BAD_PROFILE_MEMORY, "profile-bad-memory")   /* NULL, not 8-aligned, or too small */  \
-  X(SFU_E_PROFILE_DISABLED, "profile-disabled")       /* CONFIG_SFU_PROFILE is off */
+  X(SFU_E_PROFILE_DISABLED, "profile-disabled")       /* CONFIG_SFU_PROFILE is off */          \
+  X(SFU_E_BUILD_ID_DISABLED, "build-id-disabled")     /* a note, CONFIG_SFU_BUILD_ID off */
 
 enum sfu_error {
 #define SFU_ERROR_ENUM(name, text) name,

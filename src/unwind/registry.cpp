@@ -79,7 +79,13 @@ void attach_extras(sfu_module &m, const sfu_module_desc *d) {
     m.symbols.ready = 0;
     m.symbols_error = !sd.section || sd.size == 0 ? SFU_E_NO_SYMBOLS : SFU_E_SYMBOLS_DISABLED;
   }
-  m.build_id_error = sfu_build_id_from_note(note, note_size, m.table.big_endian, &m.build_id, &m.build_id_size);
+  if constexpr (sfu::config::kBuildId) {
+    m.build_id_error = sfu_build_id_from_note(note, note_size, m.table.big_endian, &m.build_id, &m.build_id_size);
+  } else {  // the note is not read: its lines say "no build-id"
+    m.build_id = nullptr;
+    m.build_id_size = 0;
+    m.build_id_error = !note || note_size == 0 ? SFU_E_NO_BUILD_ID : SFU_E_BUILD_ID_DISABLED;
+  }
 }
 
 // Both entry points: the table's description read in place, not copied into a module

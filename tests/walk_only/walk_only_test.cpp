@@ -24,7 +24,7 @@ TEST(WalkOnly, TheConfigurationIsTheOneShipped) {
   static_assert(!sfu::config::kVersion1 && sfu::config::kVersion2 && sfu::config::kVersion3);
   static_assert(sfu::config::kValidateOnRegister && sfu::config::kFpFallback && sfu::config::kBackChainFallback);
   static_assert(!sfu::config::kSymbols && !sfu::config::kCrashRecords && !sfu::config::kBlockIndex);
-  static_assert(!sfu::config::kNames && sfu::config::kForSize);
+  static_assert(!sfu::config::kNames && !sfu::config::kBuildId && sfu::config::kForSize);
   static_assert(sfu::config::kRowCacheEntries == 0 && sfu::config::kIndexPrefetchBytes == 0);
 }
 
@@ -102,6 +102,42 @@ TEST(WalkOnly, RegistrationIgnoresIndexMemory) {
   sfu_row row;
   EXPECT_EQ(sfu_table_find(&m.table, kText + 4, &row), SFU_OK);
   EXPECT_EQ(sfu_unregister(&m), SFU_OK);
+}
+
+// CONFIG_SFU_BUILD_ID off: a module's note is not read, and its line says so; the host then places
+// the image by that line alone (tests/crash/moved.sh).
+TEST(WalkOnly, ModuleLineWithoutBuildId) {
+  std::vector<uint8_t> sec = build_section(one_function());
+  // namesz 4, descsz 4, type 3 (NT_GNU_BUILD_ID), "GNU\0", the id: a note the default build reads.
+  const uint8_t note[] = {4, 0, 0, 0, 4, 0, 0, 0, 3, 0, 0, 0, 'G', 'N', 'U', 0, 0xde, 0xad, 0xbe, 0xef};
+  sfu_module_desc d{};
+  d.table.section = sec.data();
+  d.table.size = sec.size();
+  d.table.section_addr = one_function().section_addr;
+  d.table.text_start = kText;
+  d.table.text_end = kText + 0x100;
+  d.name = "noted";
+  d.build_id_note = note;
+  d.build_id_note_size = sizeof(note);
+  sfu_module m{};
+  ASSERT_EQ(sfu_register_module(&m, &d), SFU_OK);
+  EXPECT_EQ(m.build_id_error, SFU_E_BUILD_ID_DISABLED);
+  EXPECT_EQ(m.build_id, nullptr);
+  FakeMemory mem(false);
+  mem.add_stack(0x7000, 0x8000);
+  mem.put(0x7ff8, 0);
+  sfu_regs regs = regs_with(kText + 4, {{SFU_X86_64_RSP, 0x7ff8}});
+  sfu_walk_config config = mem.config(SFU_ABI_AMD64_LE);
+  std::string out;
+  sfu_sink sink{append, &out};
+  EXPECT_EQ(sfu_print_backtrace(&sink, &regs, &config), 1u);
+  EXPECT_EQ(out.substr(0, out.find('\n')), "module 0 noted 0x0000000000100000-0x0000000000100100 no build-id");
+  EXPECT_EQ(sfu_unregister(&m), SFU_OK);
+  // The parser itself still links for a kernel that calls it.
+  const uint8_t *id = nullptr;
+  uint32_t id_size = 0;
+  EXPECT_EQ(sfu_build_id_from_note(note, sizeof(note), 0, &id, &id_size), SFU_OK);
+  EXPECT_EQ(id_size, 4u);
 }
 
 // The walk's general step takes the plain rows the default build's own path takes, and the
