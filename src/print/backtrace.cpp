@@ -108,9 +108,10 @@ struct ModulesPrinted {
     for (const sfu_module *k : kept)
       if (k == m) return;
     kept[count % kModulesKept] = m;
+    // Without CONFIG_SFU_BUILD_ID registration leaves every module without one.
+    const bool id = sfu::config::kBuildId && m->build_id_error == SFU_OK;
     sfu::print::module_line(sink, count++, m->name, SFU_PRINT_STR_MAX, m->table.text_start, m->table.text_end,
-                            m->build_id_error == SFU_OK ? m->build_id : nullptr,
-                            m->build_id_error == SFU_OK ? m->build_id_size : 0);
+                            id ? m->build_id : nullptr, id ? m->build_id_size : 0);
   }
 };
 

@@ -55,7 +55,7 @@ void print_line(const sfu_sink *sink, const char *tmpl, const uint64_t *values) 
       text(sink, p, SFU_PRINT_STR_MAX, false);
     } else if (c == kName) {
       text(sink, name_or_unnamed(p), *values++, true);
-    } else {  // kHexBytes
+    } else if (sfu::config::kBuildId) {  // kHexBytes: only module lines' build-ids print bytes
       for (uint64_t i = 0, n = *values++; i < n; i++) digits(sink, uint8_t(p[i]), 16, 2);
     }
   }
