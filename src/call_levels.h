@@ -24,8 +24,13 @@
 #else
 #define SFU_S390X_LEAF [[gnu::noinline]]
 #endif
-// A helper that should not be a call level at all: folded into its caller.
+// A helper that should not be a call level at all: folded into its caller. Not where the core is
+// built for size: there its stack has no target, and one copy serves every caller.
+#ifdef CONFIG_SFU_OPTIMIZE_SIZE
+#define SFU_S390X_INLINE
+#else
 #define SFU_S390X_INLINE [[gnu::always_inline]] inline
+#endif
 #else
 #define SFU_S390X_LEAF
 #define SFU_S390X_INLINE

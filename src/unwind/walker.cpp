@@ -72,44 +72,26 @@ struct Caller {
   bool exact_pc = false;  // the caller was interrupted, not calling: look its PC up as is
 };
 
+// The value a rule gives: the CFA or a register, plus the offset (CFA_PLUS, REGISTER), or the word
+// stored there (AT_CFA, AT_REGISTER). The decoder gives a CFA only register rules, computed in any
+// frame from SP or FP; an RA or FP register rule holds only in the topmost frame: below it,
+// registers are not tracked. Inline on s390x (call_levels.h): as a call it put a level, 168 bytes
+// there, between a step and its reads.
 template <class Arch>
-sfu_stop eval_cfa(const Walk<Arch> &w, const sfu_rule &r, uint64_t &cfa) {
-  uint64_t base;
-  if (sfu_stop s = w.reg(r.reg, base)) return s;
-  uint64_t at = base + uint64_t(int64_t(r.offset));
-  if (r.kind == SFU_RULE_REGISTER) {
-    cfa = at;
-    return SFU_STOP_NONE;
+SFU_S390X_INLINE sfu_stop rule_value(const Walk<Arch> &w, const sfu_rule &r, uint64_t cfa, uint64_t &out,
+                                     bool any_frame = false) {
+  uint64_t base = cfa;
+  const bool at = r.kind == SFU_RULE_AT_CFA || r.kind == SFU_RULE_AT_REGISTER;
+  if (r.kind == SFU_RULE_REGISTER || r.kind == SFU_RULE_AT_REGISTER) {
+    if (!at && !any_frame && !w.c.topmost) return SFU_STOP_RA_NOT_RECOVERABLE;
+    if (sfu_stop s = w.reg(r.reg, base)) return s;
+  } else if (r.kind != SFU_RULE_CFA_PLUS && !at) {
+    return SFU_STOP_TABLE_ERROR;  // UNCHANGED and UNDEFINED are the callers' to handle
   }
-  if (r.kind == SFU_RULE_AT_REGISTER) return w.read(at, cfa);
-  return SFU_STOP_TABLE_ERROR;  // the decoder gives only these two kinds for a CFA
-}
-
-// A value a rule gives, for rules that need no knowledge of which register it is.
-// Register rules hold only in the topmost frame: below it, registers are not tracked.
-// Inline on s390x (call_levels.h): as a call it put a level, 168 bytes there, between a step and
-// its reads.
-template <class Arch>
-SFU_S390X_INLINE sfu_stop eval_value(const Walk<Arch> &w, const sfu_rule &r, uint64_t cfa, uint64_t &out) {
-  uint64_t base;
-  uint64_t off = uint64_t(int64_t(r.offset));
-  switch (r.kind) {
-    case SFU_RULE_AT_CFA:
-      return w.read(cfa + off, out);
-    case SFU_RULE_CFA_PLUS:
-      out = cfa + off;
-      return SFU_STOP_NONE;
-    case SFU_RULE_REGISTER:
-      if (!w.c.topmost) return SFU_STOP_RA_NOT_RECOVERABLE;
-      if (sfu_stop s = w.reg(r.reg, base)) return s;
-      out = base + off;
-      return SFU_STOP_NONE;
-    case SFU_RULE_AT_REGISTER:
-      if (sfu_stop s = w.reg(r.reg, base)) return s;
-      return w.read(base + off, out);
-    default:
-      return SFU_STOP_TABLE_ERROR;  // UNCHANGED and UNDEFINED are the callers' to handle
-  }
+  base += uint64_t(int64_t(r.offset));
+  if (at) return w.read(base, out);
+  out = base;
+  return SFU_STOP_NONE;
 }
 
 // The return address: "unchanged" means still in the link register, which only the topmost
@@ -117,9 +99,9 @@ SFU_S390X_INLINE sfu_stop eval_value(const Walk<Arch> &w, const sfu_rule &r, uin
 template <class Arch>
 sfu_stop eval_ra(const Walk<Arch> &w, const sfu_rule &r, uint64_t cfa, uint64_t &ra) {
   if (r.kind == SFU_RULE_UNDEFINED) return SFU_STOP_END;
-  if (r.kind != SFU_RULE_UNCHANGED) return eval_value(w, r, cfa, ra);
-  if (Arch::kLinkRegister < 0 || !w.c.topmost) return SFU_STOP_RA_NOT_RECOVERABLE;
-  return w.reg(uint32_t(Arch::kLinkRegister), ra);
+  if (r.kind != SFU_RULE_UNCHANGED) return rule_value(w, r, cfa, ra);
+  if (Arch::kLinkRegister < 0) return SFU_STOP_RA_NOT_RECOVERABLE;
+  return rule_value(w, {SFU_RULE_REGISTER, uint8_t(Arch::kLinkRegister), 0}, cfa, ra);
 }
 
 // In an epilogue, after `pop %rbp` or `leave`, gcc's rows still name the save slot, which is now
@@ -138,7 +120,7 @@ sfu_stop eval_fp(const Walk<Arch> &w, const sfu_rule &r, uint64_t cfa, Caller &o
     return SFU_STOP_NONE;
   }
   if (r.kind == SFU_RULE_UNDEFINED) return SFU_STOP_NONE;
-  sfu_stop s = eval_value(w, r, cfa, out.fp);
+  sfu_stop s = rule_value(w, r, cfa, out.fp);
   out.fp_known = s == SFU_STOP_NONE;
   return s == SFU_STOP_READ_REFUSED ? s : SFU_STOP_NONE;
 }
@@ -194,7 +176,7 @@ sfu_stop from_row(const Walk<Arch> &w, const sfu_row &row, Caller &out, int &sta
   // Built for size, the general path takes plain rows too: the same reads, checks and stops.
   if (!config::kForSize && plain_row<Arch>(w.c.fp_known, row)) return from_plain_row(w, row, out, stack);
   if (row.flags & SFU_ROW_OUTERMOST) return SFU_STOP_END;
-  if (sfu_stop s = eval_cfa(w, row.cfa, out.cfa)) return s;
+  if (sfu_stop s = rule_value(w, row.cfa, 0, out.cfa, true)) return s;
   if (sfu_stop s = check_cfa<Arch>(w.c, out.cfa, stack)) return s;
   if (sfu_stop s = eval_ra<Arch>(w, row.ra, out.cfa, out.ra)) return s;
   out.ra = Arch::strip_ra(out.ra, row.flags & SFU_ROW_RA_SIGNED, w.c.arm64_va_bits);
