@@ -46,8 +46,14 @@ inline uint64_t load_stack_word(uint64_t addr, bool big_endian) {
 
 // Reads the word at addr in the byte order of the walk's ABI (host builds walk other
 // architectures' stacks; a target build walks its own, so the order is native), through the
-// kernel's no-fault hook if it has one. hint: as for in_stacks. False: refused, out undefined.
-bool read_word(const sfu_walk_config &c, uint64_t addr, bool big_endian, uint64_t &out, int hint = -1);
+// kernel's no-fault hook if it has one. hint: as for in_stacks. SFU_STOP_READ_REFUSED: refused,
+// out undefined: the stop a step returns as it is, with no test of its own.
+sfu_stop read_stack_word(const sfu_walk_config &c, uint64_t addr, bool big_endian, uint64_t &out, int hint);
+
+// The same as yes or no. False: refused, out undefined.
+inline bool read_word(const sfu_walk_config &c, uint64_t addr, bool big_endian, uint64_t &out, int hint = -1) {
+  return read_stack_word(c, addr, big_endian, out, hint) == SFU_STOP_NONE;
+}
 
 // The same for a step's common path, the stack the walk is on (stack `hint`, given resolved) asked
 // first: inline where the kernel has no hook. (read_word's hook path is not split out for both to

@@ -35,8 +35,7 @@ struct Walk {
   sfu_cursor &c;
 
   sfu_stop read(uint64_t addr, uint64_t &out) const {
-    return read_word(*c.config, addr, Arch::big_endian(c.abi), out, c.stack_index) ? SFU_STOP_NONE
-                                                                                  : SFU_STOP_READ_REFUSED;
+    return read_stack_word(*c.config, addr, Arch::big_endian(c.abi), out, c.stack_index);
   }
   // The same for the common rows; `on` is the stack the walk is on, c.stack_index's.
   sfu_stop read_inline(const sfu_stack &on, uint64_t addr, uint64_t &out) const {
