@@ -80,15 +80,21 @@ template <class Arch>
 SFU_S390X_INLINE sfu_stop rule_value(const Walk<Arch> &w, const sfu_rule &r, uint64_t cfa, uint64_t &out,
                                      bool any_frame = false) {
   uint64_t base = cfa;
-  const bool at = r.kind == SFU_RULE_AT_CFA || r.kind == SFU_RULE_AT_REGISTER;
-  if (r.kind == SFU_RULE_REGISTER || r.kind == SFU_RULE_AT_REGISTER) {
-    if (!at && !any_frame && !w.c.topmost) return SFU_STOP_RA_NOT_RECOVERABLE;
-    if (sfu_stop s = w.reg(r.reg, base)) return s;
-  } else if (r.kind != SFU_RULE_CFA_PLUS && !at) {
-    return SFU_STOP_TABLE_ERROR;  // UNCHANGED and UNDEFINED are the callers' to handle
+  switch (r.kind) {
+    case SFU_RULE_REGISTER:
+      if (!any_frame && !w.c.topmost) return SFU_STOP_RA_NOT_RECOVERABLE;
+      [[fallthrough]];
+    case SFU_RULE_AT_REGISTER:
+      if (sfu_stop s = w.reg(r.reg, base)) return s;
+      break;
+    case SFU_RULE_AT_CFA:
+    case SFU_RULE_CFA_PLUS:
+      break;
+    default:
+      return SFU_STOP_TABLE_ERROR;  // UNCHANGED and UNDEFINED are the callers' to handle
   }
   base += uint64_t(int64_t(r.offset));
-  if (at) return w.read(base, out);
+  if (r.kind == SFU_RULE_AT_CFA || r.kind == SFU_RULE_AT_REGISTER) return w.read(base, out);
   out = base;
   return SFU_STOP_NONE;
 }
