@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "call_levels.h"
 #include "config.h"
 #include "sframe/bytes.h"
 #include "sfu/unwind.h"
@@ -15,14 +16,19 @@ inline bool holds(const sfu_stack &s, uint64_t addr, uint64_t len) {
   return addr >= s.lo && addr <= s.hi && len <= s.hi - addr;
 }
 
-// Index of the declared stack holding [addr, addr + len), or -1. Stack `hint` (the one the walk
-// is on; -1 for none) is tried first: an address at its top belongs to it even where another
-// stack, declared before it, begins there.
-inline int stack_holding(const sfu_walk_config &c, uint64_t addr, uint64_t len, int hint = -1) {
-  if (hint >= 0 && uint32_t(hint) < c.num_stacks && holds(c.stacks[hint], addr, len)) return hint;
+// Index of the first declared stack holding [addr, addr + len), or -1. Built for size, one copy
+// serves the walk's start, its CFA check and its reads.
+SFU_SIZE_SHARED int first_stack_holding(const sfu_walk_config &c, uint64_t addr, uint64_t len) {
   for (uint32_t i = 0; i < c.num_stacks; i++)
     if (holds(c.stacks[i], addr, len)) return int(i);
   return -1;
+}
+
+// The same with stack `hint` (the one the walk is on; -1 for none) tried first: an address at its
+// top belongs to it even where another stack, declared before it, begins there.
+inline int stack_holding(const sfu_walk_config &c, uint64_t addr, uint64_t len, int hint = -1) {
+  if (hint >= 0 && uint32_t(hint) < c.num_stacks && holds(c.stacks[hint], addr, len)) return hint;
+  return first_stack_holding(c, addr, len);
 }
 
 // Whether some declared stack holds [addr, addr + len), stack `hint` tried first: only sooner, the
