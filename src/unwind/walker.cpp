@@ -67,8 +67,7 @@ struct Walk {
 struct Caller {
   uint64_t cfa = 0, ra = 0, fp = 0;
   bool fp_known = false;
-  uint8_t source = SFU_SOURCE_TABLE;
-  bool exact_pc = false;  // the caller was interrupted, not calling: look its PC up as is
+  uint8_t source = SFU_SOURCE_TABLE;  // SFU_SOURCE_SIGNAL_FRAME: interrupted, not calling
 };
 
 // The value a rule gives: the CFA or a register, plus the offset (CFA_PLUS, REGISTER), or the word
@@ -186,8 +185,7 @@ sfu_stop from_row(const Walk<Arch> &w, const sfu_row &row, Caller &out, int &sta
   if (sfu_stop s = eval_ra<Arch>(w, row.ra, out.cfa, out.ra)) return s;
   out.ra = Arch::strip_ra(out.ra, row.flags & SFU_ROW_RA_SIGNED, w.c.arm64_va_bits);
   if (sfu_stop s = eval_fp<Arch>(w, row.fp, out.cfa, out)) return s;
-  out.exact_pc = row.flags & SFU_ROW_SIGNAL_FRAME;
-  out.source = out.exact_pc ? SFU_SOURCE_SIGNAL_FRAME : SFU_SOURCE_TABLE;
+  out.source = row.flags & SFU_ROW_SIGNAL_FRAME ? SFU_SOURCE_SIGNAL_FRAME : SFU_SOURCE_TABLE;
   return SFU_STOP_NONE;
 }
 
@@ -386,8 +384,9 @@ template <class Arch>
   c.fp_known = caller.fp_known;
   c.stack_index = stack;
   c.topmost = 0;  // below the topmost frame only SP and FP are known: callee-saved ones are not tracked
-  c.exact_pc = caller.exact_pc;
-  enter_module(c, caller.exact_pc ? caller.ra : caller.ra - 1);
+  // An interrupted caller's PC is looked up as is.
+  c.exact_pc = caller.source == SFU_SOURCE_SIGNAL_FRAME;
+  enter_module(c, c.exact_pc ? caller.ra : caller.ra - 1);
   if ((caller.source != SFU_SOURCE_TABLE && caller.source != SFU_SOURCE_SIGNAL_FRAME) || guessed) c.reliable = 0;
   c.last_source = caller.source;
   return SFU_STOP_NONE;
