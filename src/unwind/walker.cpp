@@ -547,7 +547,9 @@ template <class Arch>
 }
 
 [[gnu::always_inline]] inline size_t advance_for_abi(sfu_cursor &c, uint64_t *pcs, size_t max) {
-  switch (c.abi) {
+  // A target build serves its own ABI only: sfu_walk_start stopped a cursor of any other, and a
+  // stopped walk gives no frame (advance), so its ABI needs no test.
+  switch (SFU_BUILD_ABI != 0 ? uint8_t(SFU_BUILD_ABI) : c.abi) {
 #if SFU_BUILDS_X86_64
     case SFU_ABI_AMD64_LE:
       return advance_frames<arch::X86_64>(c, pcs, max);
