@@ -141,12 +141,13 @@ inline const sfu_stack &walk_stack(const sfu_cursor &c) { return c.config->stack
 template <class Arch>
 SFU_HOT_INLINE sfu_stop check_cfa(const sfu_cursor &c, uint64_t cfa, int &stack) {
   uint64_t caller_sp = cfa + uint64_t(Arch::kSpFromCfa);
-  stack = holds(walk_stack(c), caller_sp, 0) ? c.stack_index : stack_holding(*c.config, caller_sp, 0);
+  if (holds(walk_stack(c), caller_sp, 0)) {
+    stack = c.stack_index;
+    return caller_sp < c.sp || cfa < c.prev_cfa ? SFU_STOP_WRONG_DIRECTION : SFU_STOP_NONE;
+  }
+  stack = first_stack_holding(*c.config, caller_sp, 0);  // not the current one
   if (stack < 0) return SFU_STOP_CFA_OUTSIDE_STACK;
-  if (stack < c.stack_index) return SFU_STOP_STACK_ORDER;
-  if (stack == c.stack_index && (caller_sp < c.sp || cfa < c.prev_cfa))
-    return SFU_STOP_WRONG_DIRECTION;
-  return SFU_STOP_NONE;
+  return stack < c.stack_index ? SFU_STOP_STACK_ORDER : SFU_STOP_NONE;
 }
 
 // The rows compilers write for nearly every instruction (plain_rules, row_cache.h), with the FP
