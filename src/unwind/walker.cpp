@@ -105,7 +105,8 @@ sfu_stop eval_ra(const Walk<Arch> &w, const sfu_rule &r, uint64_t cfa, uint64_t 
   if (r.kind == SFU_RULE_UNDEFINED) return SFU_STOP_END;
   if (r.kind != SFU_RULE_UNCHANGED) return rule_value(w, r, cfa, ra);
   if (Arch::kLinkRegister < 0) return SFU_STOP_RA_NOT_RECOVERABLE;
-  return rule_value(w, {SFU_RULE_REGISTER, uint8_t(Arch::kLinkRegister), 0}, cfa, ra);
+  static constexpr sfu_rule kInLinkRegister = {SFU_RULE_REGISTER, uint8_t(Arch::kLinkRegister), 0};
+  return rule_value(w, kInLinkRegister, cfa, ra);
 }
 
 // In an epilogue, after `pop %rbp` or `leave`, gcc's rows still name the save slot, which is now
