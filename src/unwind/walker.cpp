@@ -73,8 +73,8 @@ struct Caller {
 // The value a rule gives: the CFA or a register, plus the offset (CFA_PLUS, REGISTER), or the word
 // stored there (AT_CFA, AT_REGISTER). The decoder gives a CFA only register rules, computed in any
 // frame from SP or FP; an RA or FP register rule holds only in the topmost frame: below it,
-// registers are not tracked. Inline on s390x (call_levels.h): as a call it put a level, 168 bytes
-// there, between a step and its reads.
+// registers are not tracked. Inline on s390x unless built for size (call_levels.h): as a call it
+// puts a level, 168 bytes there, between a step and its reads.
 template <class Arch>
 SFU_S390X_INLINE sfu_stop rule_value(const Walk<Arch> &w, const sfu_rule &r, uint64_t cfa, uint64_t &out,
                                      bool any_frame = false) {
@@ -182,7 +182,7 @@ sfu_stop from_row(const Walk<Arch> &w, const sfu_row &row, Caller &out, int &sta
   // Built for size, the general path takes plain rows too: the same reads, checks and stops.
   if (!config::kForSize && plain_row<Arch>(w.c.fp_known, row)) return from_plain_row(w, row, out, stack);
   if (row.flags & SFU_ROW_OUTERMOST) return SFU_STOP_END;
-  if (sfu_stop s = rule_value(w, row.cfa, 0, out.cfa, true)) return s;
+  if (sfu_stop s = rule_value(w, row.cfa, 0, out.cfa, true)) return s;  // no CFA yet: a register rule
   if (sfu_stop s = check_cfa<Arch>(w.c, out.cfa, stack)) return s;
   if (sfu_stop s = eval_ra<Arch>(w, row.ra, out.cfa, out.ra)) return s;
   out.ra = Arch::strip_ra(out.ra, row.flags & SFU_ROW_RA_SIGNED, w.c.arm64_va_bits);
