@@ -14,6 +14,14 @@
 #define SFU_HOT_INLINE [[gnu::always_inline]] inline
 #endif
 
+// A helper several callers share that the compiler would fold into each: one copy where the core
+// is built for size (a COMDAT, kept once however many objects call it).
+#ifdef CONFIG_SFU_OPTIMIZE_SIZE
+#define SFU_SIZE_SHARED [[gnu::noinline]] inline
+#else
+#define SFU_SIZE_SHARED inline
+#endif
+
 #if defined(__s390x__)
 // A helper that should be a call level of its own, so that it can be a frameless leaf and its
 // caller spills nothing across it. Not where the core is built for size: there -Oz keeps the
@@ -24,8 +32,13 @@
 #else
 #define SFU_S390X_LEAF [[gnu::noinline]]
 #endif
-// A helper that should not be a call level at all: folded into its caller.
+// A helper that should not be a call level at all: folded into its caller. Not where the core is
+// built for size: there its stack has no target, and one copy serves every caller.
+#ifdef CONFIG_SFU_OPTIMIZE_SIZE
+#define SFU_S390X_INLINE
+#else
 #define SFU_S390X_INLINE [[gnu::always_inline]] inline
+#endif
 #else
 #define SFU_S390X_LEAF
 #define SFU_S390X_INLINE

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "call_levels.h"
 #include "config.h"
 #include "sframe/bytes.h"
 #include "sfu/unwind.h"
@@ -15,14 +16,19 @@ inline bool holds(const sfu_stack &s, uint64_t addr, uint64_t len) {
   return addr >= s.lo && addr <= s.hi && len <= s.hi - addr;
 }
 
-// Index of the declared stack holding [addr, addr + len), or -1. Stack `hint` (the one the walk
-// is on; -1 for none) is tried first: an address at its top belongs to it even where another
-// stack, declared before it, begins there.
-inline int stack_holding(const sfu_walk_config &c, uint64_t addr, uint64_t len, int hint = -1) {
-  if (hint >= 0 && uint32_t(hint) < c.num_stacks && holds(c.stacks[hint], addr, len)) return hint;
+// Index of the first declared stack holding [addr, addr + len), or -1. Built for size, one copy
+// serves the walk's start, its CFA check and its reads.
+SFU_SIZE_SHARED int first_stack_holding(const sfu_walk_config &c, uint64_t addr, uint64_t len) {
   for (uint32_t i = 0; i < c.num_stacks; i++)
     if (holds(c.stacks[i], addr, len)) return int(i);
   return -1;
+}
+
+// The same with stack `hint` (the one the walk is on; -1 for none) tried first: an address at its
+// top belongs to it even where another stack, declared before it, begins there.
+inline int stack_holding(const sfu_walk_config &c, uint64_t addr, uint64_t len, int hint = -1) {
+  if (hint >= 0 && uint32_t(hint) < c.num_stacks && holds(c.stacks[hint], addr, len)) return hint;
+  return first_stack_holding(c, addr, len);
 }
 
 // Whether some declared stack holds [addr, addr + len), stack `hint` tried first: only sooner, the
@@ -46,8 +52,14 @@ inline uint64_t load_stack_word(uint64_t addr, bool big_endian) {
 
 // Reads the word at addr in the byte order of the walk's ABI (host builds walk other
 // architectures' stacks; a target build walks its own, so the order is native), through the
-// kernel's no-fault hook if it has one. hint: as for in_stacks. False: refused, out undefined.
-bool read_word(const sfu_walk_config &c, uint64_t addr, bool big_endian, uint64_t &out, int hint = -1);
+// kernel's no-fault hook if it has one. hint: as for in_stacks. SFU_STOP_READ_REFUSED: refused,
+// out undefined: the stop a step returns as it is, with no test of its own.
+sfu_stop read_stack_word(const sfu_walk_config &c, uint64_t addr, bool big_endian, uint64_t &out, int hint);
+
+// The same as yes or no. False: refused, out undefined.
+inline bool read_word(const sfu_walk_config &c, uint64_t addr, bool big_endian, uint64_t &out, int hint = -1) {
+  return read_stack_word(c, addr, big_endian, out, hint) == SFU_STOP_NONE;
+}
 
 // The same for a step's common path, the stack the walk is on (stack `hint`, given resolved) asked
 // first: inline where the kernel has no hook. (read_word's hook path is not split out for both to

@@ -35,8 +35,7 @@ struct Walk {
   sfu_cursor &c;
 
   sfu_stop read(uint64_t addr, uint64_t &out) const {
-    return read_word(*c.config, addr, Arch::big_endian(c.abi), out, c.stack_index) ? SFU_STOP_NONE
-                                                                                  : SFU_STOP_READ_REFUSED;
+    return read_stack_word(*c.config, addr, Arch::big_endian(c.abi), out, c.stack_index);
   }
   // The same for the common rows; `on` is the stack the walk is on, c.stack_index's.
   sfu_stop read_inline(const sfu_stack &on, uint64_t addr, uint64_t &out) const {
@@ -68,48 +67,35 @@ struct Walk {
 struct Caller {
   uint64_t cfa = 0, ra = 0, fp = 0;
   bool fp_known = false;
-  uint8_t source = SFU_SOURCE_TABLE;
-  bool exact_pc = false;  // the caller was interrupted, not calling: look its PC up as is
+  uint8_t source = SFU_SOURCE_TABLE;  // SFU_SOURCE_SIGNAL_FRAME: interrupted, not calling
 };
 
+// The value a rule gives: the CFA or a register, plus the offset (CFA_PLUS, REGISTER), or the word
+// stored there (AT_CFA, AT_REGISTER). The decoder gives a CFA only register rules, computed in any
+// frame from SP or FP; an RA or FP register rule holds only in the topmost frame: below it,
+// registers are not tracked. Inline on s390x unless built for size (call_levels.h): as a call it
+// puts a level, 168 bytes there, between a step and its reads.
 template <class Arch>
-sfu_stop eval_cfa(const Walk<Arch> &w, const sfu_rule &r, uint64_t &cfa) {
-  uint64_t base;
-  if (sfu_stop s = w.reg(r.reg, base)) return s;
-  uint64_t at = base + uint64_t(int64_t(r.offset));
-  if (r.kind == SFU_RULE_REGISTER) {
-    cfa = at;
-    return SFU_STOP_NONE;
-  }
-  if (r.kind == SFU_RULE_AT_REGISTER) return w.read(at, cfa);
-  return SFU_STOP_TABLE_ERROR;  // the decoder gives only these two kinds for a CFA
-}
-
-// A value a rule gives, for rules that need no knowledge of which register it is.
-// Register rules hold only in the topmost frame: below it, registers are not tracked.
-// Inline on s390x (call_levels.h): as a call it put a level, 168 bytes there, between a step and
-// its reads.
-template <class Arch>
-SFU_S390X_INLINE sfu_stop eval_value(const Walk<Arch> &w, const sfu_rule &r, uint64_t cfa, uint64_t &out) {
-  uint64_t base;
-  uint64_t off = uint64_t(int64_t(r.offset));
+SFU_S390X_INLINE sfu_stop rule_value(const Walk<Arch> &w, const sfu_rule &r, uint64_t cfa, uint64_t &out,
+                                     bool any_frame = false) {
+  uint64_t base = cfa;
   switch (r.kind) {
-    case SFU_RULE_AT_CFA:
-      return w.read(cfa + off, out);
-    case SFU_RULE_CFA_PLUS:
-      out = cfa + off;
-      return SFU_STOP_NONE;
     case SFU_RULE_REGISTER:
-      if (!w.c.topmost) return SFU_STOP_RA_NOT_RECOVERABLE;
-      if (sfu_stop s = w.reg(r.reg, base)) return s;
-      out = base + off;
-      return SFU_STOP_NONE;
+      if (!any_frame && !w.c.topmost) return SFU_STOP_RA_NOT_RECOVERABLE;
+      [[fallthrough]];
     case SFU_RULE_AT_REGISTER:
       if (sfu_stop s = w.reg(r.reg, base)) return s;
-      return w.read(base + off, out);
+      break;
+    case SFU_RULE_AT_CFA:
+    case SFU_RULE_CFA_PLUS:
+      break;
     default:
       return SFU_STOP_TABLE_ERROR;  // UNCHANGED and UNDEFINED are the callers' to handle
   }
+  base += uint64_t(int64_t(r.offset));
+  if (r.kind == SFU_RULE_AT_CFA || r.kind == SFU_RULE_AT_REGISTER) return w.read(base, out);
+  out = base;
+  return SFU_STOP_NONE;
 }
 
 // The return address: "unchanged" means still in the link register, which only the topmost
@@ -117,9 +103,10 @@ SFU_S390X_INLINE sfu_stop eval_value(const Walk<Arch> &w, const sfu_rule &r, uin
 template <class Arch>
 sfu_stop eval_ra(const Walk<Arch> &w, const sfu_rule &r, uint64_t cfa, uint64_t &ra) {
   if (r.kind == SFU_RULE_UNDEFINED) return SFU_STOP_END;
-  if (r.kind != SFU_RULE_UNCHANGED) return eval_value(w, r, cfa, ra);
-  if (Arch::kLinkRegister < 0 || !w.c.topmost) return SFU_STOP_RA_NOT_RECOVERABLE;
-  return w.reg(uint32_t(Arch::kLinkRegister), ra);
+  if (r.kind != SFU_RULE_UNCHANGED) return rule_value(w, r, cfa, ra);
+  if (Arch::kLinkRegister < 0) return SFU_STOP_RA_NOT_RECOVERABLE;
+  static constexpr sfu_rule kInLinkRegister = {SFU_RULE_REGISTER, uint8_t(Arch::kLinkRegister), 0};
+  return rule_value(w, kInLinkRegister, cfa, ra);
 }
 
 // In an epilogue, after `pop %rbp` or `leave`, gcc's rows still name the save slot, which is now
@@ -138,7 +125,7 @@ sfu_stop eval_fp(const Walk<Arch> &w, const sfu_rule &r, uint64_t cfa, Caller &o
     return SFU_STOP_NONE;
   }
   if (r.kind == SFU_RULE_UNDEFINED) return SFU_STOP_NONE;
-  sfu_stop s = eval_value(w, r, cfa, out.fp);
+  sfu_stop s = rule_value(w, r, cfa, out.fp);
   out.fp_known = s == SFU_STOP_NONE;
   return s == SFU_STOP_READ_REFUSED ? s : SFU_STOP_NONE;
 }
@@ -155,12 +142,13 @@ inline const sfu_stack &walk_stack(const sfu_cursor &c) { return c.config->stack
 template <class Arch>
 SFU_HOT_INLINE sfu_stop check_cfa(const sfu_cursor &c, uint64_t cfa, int &stack) {
   uint64_t caller_sp = cfa + uint64_t(Arch::kSpFromCfa);
-  stack = holds(walk_stack(c), caller_sp, 0) ? c.stack_index : stack_holding(*c.config, caller_sp, 0);
+  if (holds(walk_stack(c), caller_sp, 0)) {
+    stack = c.stack_index;
+    return caller_sp < c.sp || cfa < c.prev_cfa ? SFU_STOP_WRONG_DIRECTION : SFU_STOP_NONE;
+  }
+  stack = first_stack_holding(*c.config, caller_sp, 0);  // not the current one
   if (stack < 0) return SFU_STOP_CFA_OUTSIDE_STACK;
-  if (stack < c.stack_index) return SFU_STOP_STACK_ORDER;
-  if (stack == c.stack_index && (caller_sp < c.sp || cfa < c.prev_cfa))
-    return SFU_STOP_WRONG_DIRECTION;
-  return SFU_STOP_NONE;
+  return stack < c.stack_index ? SFU_STOP_STACK_ORDER : SFU_STOP_NONE;
 }
 
 // The rows compilers write for nearly every instruction (plain_rules, row_cache.h), with the FP
@@ -194,13 +182,12 @@ sfu_stop from_row(const Walk<Arch> &w, const sfu_row &row, Caller &out, int &sta
   // Built for size, the general path takes plain rows too: the same reads, checks and stops.
   if (!config::kForSize && plain_row<Arch>(w.c.fp_known, row)) return from_plain_row(w, row, out, stack);
   if (row.flags & SFU_ROW_OUTERMOST) return SFU_STOP_END;
-  if (sfu_stop s = eval_cfa(w, row.cfa, out.cfa)) return s;
+  if (sfu_stop s = rule_value(w, row.cfa, 0, out.cfa, true)) return s;  // no CFA yet: a register rule
   if (sfu_stop s = check_cfa<Arch>(w.c, out.cfa, stack)) return s;
   if (sfu_stop s = eval_ra<Arch>(w, row.ra, out.cfa, out.ra)) return s;
   out.ra = Arch::strip_ra(out.ra, row.flags & SFU_ROW_RA_SIGNED, w.c.arm64_va_bits);
   if (sfu_stop s = eval_fp<Arch>(w, row.fp, out.cfa, out)) return s;
-  out.exact_pc = row.flags & SFU_ROW_SIGNAL_FRAME;
-  out.source = out.exact_pc ? SFU_SOURCE_SIGNAL_FRAME : SFU_SOURCE_TABLE;
+  out.source = row.flags & SFU_ROW_SIGNAL_FRAME ? SFU_SOURCE_SIGNAL_FRAME : SFU_SOURCE_TABLE;
   return SFU_STOP_NONE;
 }
 
@@ -399,8 +386,9 @@ template <class Arch>
   c.fp_known = caller.fp_known;
   c.stack_index = stack;
   c.topmost = 0;  // below the topmost frame only SP and FP are known: callee-saved ones are not tracked
-  c.exact_pc = caller.exact_pc;
-  enter_module(c, caller.exact_pc ? caller.ra : caller.ra - 1);
+  // An interrupted caller's PC is looked up as is.
+  c.exact_pc = caller.source == SFU_SOURCE_SIGNAL_FRAME;
+  enter_module(c, c.exact_pc ? caller.ra : caller.ra - 1);
   if ((caller.source != SFU_SOURCE_TABLE && caller.source != SFU_SOURCE_SIGNAL_FRAME) || guessed) c.reliable = 0;
   c.last_source = caller.source;
   return SFU_STOP_NONE;
@@ -561,7 +549,9 @@ template <class Arch>
 }
 
 [[gnu::always_inline]] inline size_t advance_for_abi(sfu_cursor &c, uint64_t *pcs, size_t max) {
-  switch (c.abi) {
+  // A target build serves its own ABI only: sfu_walk_start stopped a cursor of any other, and a
+  // stopped walk gives no frame (advance), so its ABI needs no test.
+  switch (SFU_BUILD_ABI != 0 ? uint8_t(SFU_BUILD_ABI) : c.abi) {
 #if SFU_BUILDS_X86_64
     case SFU_ABI_AMD64_LE:
       return advance_frames<arch::X86_64>(c, pcs, max);
