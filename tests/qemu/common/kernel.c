@@ -48,12 +48,14 @@ void kernel_register_table(void) {
   /* Every test kernel has both (sfu gen writes the names, ld --build-id the note): traces print
    * names the runner checks, crash records carry the build-id. */
 #ifdef KERNEL_WALK_ONLY
-  /* The walk-only core (configs/walk-only.config) reads no names: its traces print addresses. */
+  /* The walk-only core (configs/walk-only.config) reads no names and no build-id: its traces
+   * print addresses, and module lines that say "no build-id". */
   if (kernel_module.symbols_error != SFU_E_SYMBOLS_DISABLED) report("symbols ", kernel_module.symbols_error);
+  if (kernel_module.build_id_error != SFU_E_BUILD_ID_DISABLED) report("build-id ", kernel_module.build_id_error);
 #else
   if (kernel_module.symbols_error != SFU_OK) report("symbols ", kernel_module.symbols_error);
-#endif
   if (kernel_module.build_id_error != SFU_OK) report("build-id ", kernel_module.build_id_error);
+#endif
 }
 
 /* The trace after its "sfu-trace NAME" line. */
