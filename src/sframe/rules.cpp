@@ -66,15 +66,17 @@ SFU_DECODE_HELPER sfu_error saved_at(const sfu_table &t, int32_t w, sfu_rule &ou
 // Each check comes where the word it checks is read, in the order the words are stored: the
 // first error is the one a reader that checked the whole row before decoding it would name.
 sfu_error decode_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row &row) {
+  // The flags put together before any store to *row, which may alias what they come from.
+  uint32_t flags = 0;
+  if (fre_ra_signed(f.info)) flags |= SFU_ROW_RA_SIGNED;
+  if (t.version == kVersion3 && fde_signal(fde.info)) flags |= SFU_ROW_SIGNAL_FRAME;
+  if (abi_aarch64(t.abi) && fde_pauth_key_b(fde.info)) flags |= SFU_ROW_PAUTH_KEY_B;
+  if (fde.flex()) flags |= SFU_ROW_FLEX;
+  if (fde.pcmask()) flags |= SFU_ROW_PCMASK;
   row.func_start = fde.start;
   row.func_size = fde.size;
   row.row_start = f.start;
-  row.flags = 0;
-  if (fre_ra_signed(f.info)) row.flags |= SFU_ROW_RA_SIGNED;
-  if (t.version == kVersion3 && fde_signal(fde.info)) row.flags |= SFU_ROW_SIGNAL_FRAME;
-  if (abi_aarch64(t.abi) && fde_pauth_key_b(fde.info)) row.flags |= SFU_ROW_PAUTH_KEY_B;
-  if (fde.flex()) row.flags |= SFU_ROW_FLEX;
-  if (fde.pcmask()) row.flags |= SFU_ROW_PCMASK;
+  row.flags = flags;
   // What a row says nothing of, set once for every form below that may not say.
   row.ra = default_ra(t);
   row.fp = default_fp(t);

@@ -6,16 +6,16 @@
 namespace sfu::sframe {
 namespace {
 
-bool version_enabled(uint8_t v) {
+bool version_enabled(uint32_t v) {
   return (v == kVersion1 && config::kVersion1) || (v == kVersion2 && config::kVersion2) ||
          (v == kVersion3 && config::kVersion3);
 }
 
-uint8_t defined_flags(uint8_t v) {
+uint32_t defined_flags(uint32_t v) {
   return is_v1(v) ? kFlagsV1 : v == kVersion2 ? kFlagsV2 : kFlagsV3;
 }
 
-bool abi_known(uint8_t abi, uint8_t version) {
+bool abi_known(uint32_t abi, uint32_t version) {
   if (abi == SFU_ABI_S390X_BE) return !is_v1(version);  // s390x arrived with V2
   return abi >= SFU_ABI_AARCH64_BE && abi <= SFU_ABI_AMD64_LE;
 }
@@ -32,7 +32,8 @@ sfu_error parse_header(sfu_table &t, const sfu_table_desc &d) {
   else
     return SFU_E_BAD_MAGIC;
 
-  uint8_t version = p[hdr::kVersion], flags = p[hdr::kFlags], abi = p[hdr::kAbi];
+  // Read as words: byte-sized locals cost extensions at each comparison.
+  const uint32_t version = p[hdr::kVersion], flags = p[hdr::kFlags], abi = p[hdr::kAbi];
   if (version < kVersion1 || version > kVersion3) return SFU_E_BAD_VERSION;
   if (!version_enabled(version)) return SFU_E_VERSION_DISABLED;
   if (flags & ~defined_flags(version)) return SFU_E_UNKNOWN_FLAGS;
