@@ -7,9 +7,11 @@ namespace sfu::sframe {
 namespace {
 
 // Where RA and FP are when a row says nothing about them: the header's fixed offsets, if any,
-// else still in their registers.
+// else still in their registers. Only AMD64 has a fixed RA offset (open refuses one elsewhere),
+// so another ABI's target build loads none.
 sfu_rule default_ra(const sfu_table &t) {
-  return t.fixed_ra_offset ? make_rule(SFU_RULE_AT_CFA, 0, t.fixed_ra_offset) : make_rule(SFU_RULE_UNCHANGED, 0, 0);
+  return abi_amd64(t.abi) && t.fixed_ra_offset ? make_rule(SFU_RULE_AT_CFA, 0, t.fixed_ra_offset)
+                                               : make_rule(SFU_RULE_UNCHANGED, 0, 0);
 }
 sfu_rule default_fp(const sfu_table &t) {
   return t.fixed_fp_offset ? make_rule(SFU_RULE_AT_CFA, 0, t.fixed_fp_offset) : make_rule(SFU_RULE_UNCHANGED, 0, 0);
@@ -126,12 +128,11 @@ sfu_error decode_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row &
   uint32_t fp_word = ra_word + 1;
   if (ra_word != 0 && f.count > ra_word) {
     int32_t ra = w(ra_word);
-    // Word 0 is the "RA not saved" padding on s390x only (SFRAME_FRE_RA_OFFSET_INVALID);
-    // AArch64 defines no padding, so there it is RA at CFA+0, as binutils reads it.
-    if (ra == 0 && abi_s390x(t.abi))
-      row.ra = make_rule(SFU_RULE_UNCHANGED, 0, 0);
-    else if (sfu_error e = saved_at(t, ra, row.ra))
-      return e;
+    // Word 0 is the "RA not saved" padding on s390x only (SFRAME_FRE_RA_OFFSET_INVALID), where
+    // the RA is then as the table's default says: unchanged (no s390x table has a fixed RA
+    // offset). AArch64 defines no padding, so there it is RA at CFA+0, as binutils reads it.
+    if (ra != 0 || !abi_s390x(t.abi))
+      if (sfu_error e = saved_at(t, ra, row.ra)) return e;
   }
   if (f.count > fp_word) return saved_at(t, w(fp_word), row.fp);
   return SFU_OK;
