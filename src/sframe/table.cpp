@@ -95,9 +95,10 @@ sfu_error parse_header(sfu_table &t, const sfu_table_desc &d) {
 }
 
 sfu_error check_fde(const sfu_table &t, const Fde &f) {
-  uint8_t reserved = t.version == kVersion3 ? kFdeInfoReservedV3 : kFdeInfoReservedV12;
-  if ((f.info & reserved) || (f.info2 & kFdeInfo2Reserved)) return SFU_E_BAD_FDE_INFO;
-  if (fde_pauth_key_b(f.info) && !abi_aarch64(t.abi)) return SFU_E_BAD_FDE_INFO;
+  // The reserved bits, and the B-key bit outside AArch64.
+  const uint32_t refused = (t.version == kVersion3 ? kFdeInfoReservedV3 : kFdeInfoReservedV12) |
+                           (abi_aarch64(t.abi) ? 0 : make_fde_info(0, false, true, false));
+  if ((f.info & refused) || (f.info2 & kFdeInfo2Reserved)) return SFU_E_BAD_FDE_INFO;
   if (f.fre_type() > kFreTypeAddr4) return SFU_E_BAD_FRE_TYPE;
   if (fde_type(f.info2) > kFdeTypeFlex) return SFU_E_BAD_FDE_TYPE;
   if (f.pcmask() && !is_v1(t.version) && f.rep_size == 0) return SFU_E_PCMASK_ZERO_REP;
