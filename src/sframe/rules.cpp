@@ -37,13 +37,15 @@ bool s390x_v2_register(const sfu_table &t, int32_t w) {
 #endif
 
 // A flexible rule: [control, offset]. Base is a register (reg_p) or the CFA; deref_p loads.
-// The control word checked first: no unused bit set, a register a rule can hold.
-SFU_DECODE_HELPER sfu_error flex_rule(uint32_t ctl, int64_t offset, sfu_rule &out) {
-  if (flex_unused_bit(ctl)) return SFU_E_BAD_FLEX_RULE;
-  if (flex_reg_p(ctl) && flex_reg(ctl) > kMaxRegister) return SFU_E_BAD_REGISTER;
-  bool deref = flex_deref_p(ctl);
-  out = flex_reg_p(ctl) ? make_rule(deref ? SFU_RULE_AT_REGISTER : SFU_RULE_REGISTER, flex_reg(ctl), offset)
-                        : make_rule(deref ? SFU_RULE_AT_CFA : SFU_RULE_CFA_PLUS, 0, offset);
+// The control word checked first: no unused bit set, a register a rule can hold. The one place
+// a rule is made from words (saved_at says a default row's RA and FP words in the same form), so
+// the control is 64 bits: a V2 s390x register word may name one past a stored control's 29 bits.
+SFU_DECODE_HELPER sfu_error flex_rule(uint64_t ctl, int64_t offset, sfu_rule &out) {
+  if (flex_unused_bit(uint32_t(ctl))) return SFU_E_BAD_FLEX_RULE;
+  const bool reg_p = flex_reg_p(uint32_t(ctl)), deref = flex_deref_p(uint32_t(ctl));
+  if (reg_p && (ctl >> 3) > kMaxRegister) return SFU_E_BAD_REGISTER;
+  out = reg_p ? make_rule(deref ? SFU_RULE_AT_REGISTER : SFU_RULE_REGISTER, uint32_t(ctl >> 3), offset)
+              : make_rule(deref ? SFU_RULE_AT_CFA : SFU_RULE_CFA_PLUS, 0, offset);
   return SFU_OK;
 }
 
@@ -54,13 +56,8 @@ bool flex_ra_padded(const Fre &f) { return f.count >= 3 && f.raw[2] == 0; }
 // An RA or FP word of a default row: a register on V2 s390x (one a rule can hold), else a CFA
 // offset.
 SFU_DECODE_HELPER sfu_error saved_at(const sfu_table &t, int32_t w, sfu_rule &out) {
-  if (!s390x_v2_register(t, w)) {
-    out = make_rule(SFU_RULE_AT_CFA, 0, w);
-    return SFU_OK;
-  }
-  if (w < 0 || s390x_v2_regnum(w) > kMaxRegister) return SFU_E_BAD_REGISTER;
-  out = make_rule(SFU_RULE_REGISTER, s390x_v2_regnum(w), 0);
-  return SFU_OK;
+  if (!s390x_v2_register(t, w)) return flex_rule(make_flex_control(false, 0, true), w, out);
+  return flex_rule(uint64_t(s390x_v2_regnum(w)) << 3 | 1, 0, out);
 }
 
 }  // namespace
