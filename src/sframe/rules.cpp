@@ -97,15 +97,25 @@ sfu_error decode_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row &
     for (uint32_t i = 0; i < f.count; i++) words[i] = f.word(i);
   auto w = [&](uint32_t i) { return config::kForSize ? words[i] : f.word(i); };
 
-  if (fde.flex()) {
+  const bool flex = fde.flex();
+  bool padded = false;
+  if (flex) {
     if (f.count < 2) return SFU_E_BAD_WORD_COUNT;
-    const bool padded = flex_ra_padded(f);
+    padded = flex_ra_padded(f);
     if (padded != (f.count % 2 == 1)) return SFU_E_BAD_FLEX_RULE;
     // The CFA must come from a register: a CFA defined from itself says nothing.
     if (!flex_reg_p(f.raw[0])) return SFU_E_BAD_FLEX_RULE;
-    const int64_t cfa = cfa_offset(t, w(1));
-    if (sfu_error e = flex_rule(f.raw[0], cfa, row.cfa)) return e;
-    if (!cfa_offset_fits(cfa)) return SFU_E_CFA_OFFSET_RANGE;
+  } else if (f.count > (abi_amd64(t.abi) ? 2 : kMaxWordsDefault)) {
+    return SFU_E_BAD_WORD_COUNT;
+  }
+
+  // The CFA: a flexible row's first pair; a default row's first word, from SP or FP.
+  const uint8_t base = fre_base_sp(f.info) ? abi_sp_reg(t.abi) : abi_fp_reg(t.abi);
+  const int64_t cfa = cfa_offset(t, w(flex));
+  if (sfu_error e = flex_rule(flex ? f.raw[0] : make_flex_control(true, base, false), cfa, row.cfa)) return e;
+  if (!cfa_offset_fits(cfa)) return SFU_E_CFA_OFFSET_RANGE;
+
+  if (flex) {
     if (f.count >= 4 && !padded)
       if (sfu_error e = flex_rule(f.raw[2], w(3), row.ra)) return e;
     const uint32_t fp = padded ? 3 : 4;
@@ -113,12 +123,6 @@ sfu_error decode_fre(const sfu_table &t, const Fde &fde, const Fre &f, sfu_row &
     return SFU_OK;
   }
 
-  uint8_t max = abi_amd64(t.abi) ? 2 : kMaxWordsDefault;
-  if (f.count > max) return SFU_E_BAD_WORD_COUNT;
-  const int64_t cfa = cfa_offset(t, w(0));
-  if (!cfa_offset_fits(cfa)) return SFU_E_CFA_OFFSET_RANGE;
-  uint8_t base = fre_base_sp(f.info) ? abi_sp_reg(t.abi) : abi_fp_reg(t.abi);
-  row.cfa = make_rule(SFU_RULE_REGISTER, base, cfa);
   // Which word says what: AMD64 has no RA word (fixed offset), so its FP is word 1; the
   // others put RA in word 1 and FP in word 2.
   uint32_t ra_word = abi_amd64(t.abi) ? 0 : 1;
