@@ -24,13 +24,9 @@ sfu_error parse_header(sfu_table &t, const sfu_table_desc &d) {
   const uint8_t *p = static_cast<const uint8_t *>(d.section);
   if (d.size < kHeaderSize) return SFU_E_TRUNCATED_HEADER;
   // The magic tells the byte order: 0xdee2 stored little-endian reads e2 de.
-  bool big;
-  if (p[0] == (kMagic & 0xff) && p[1] == (kMagic >> 8))
-    big = false;
-  else if (p[0] == (kMagic >> 8) && p[1] == (kMagic & 0xff))
-    big = true;
-  else
-    return SFU_E_BAD_MAGIC;
+  const uint32_t magic = uint32_t(load_field<2>(p, true));
+  if (magic != kMagic && magic != __builtin_bswap16(kMagic)) return SFU_E_BAD_MAGIC;
+  const bool big = magic == kMagic;
 
   // Read as words: byte-sized locals cost extensions at each comparison.
   const uint32_t version = p[hdr::kVersion], flags = p[hdr::kFlags], abi = p[hdr::kAbi];
