@@ -44,8 +44,9 @@ SFU_DECODE_HELPER sfu_error flex_rule(uint64_t ctl, int64_t offset, sfu_rule &ou
   if (flex_unused_bit(uint32_t(ctl))) return SFU_E_BAD_FLEX_RULE;
   const bool reg_p = flex_reg_p(uint32_t(ctl)), deref = flex_deref_p(uint32_t(ctl));
   if (reg_p && (ctl >> 3) > kMaxRegister) return SFU_E_BAD_REGISTER;
-  out = reg_p ? make_rule(deref ? SFU_RULE_AT_REGISTER : SFU_RULE_REGISTER, uint32_t(ctl >> 3), offset)
-              : make_rule(deref ? SFU_RULE_AT_CFA : SFU_RULE_CFA_PLUS, 0, offset);
+  const sfu_rule_kind kind = reg_p ? (deref ? SFU_RULE_AT_REGISTER : SFU_RULE_REGISTER)
+                                   : (deref ? SFU_RULE_AT_CFA : SFU_RULE_CFA_PLUS);
+  out = make_rule(kind, reg_p ? uint32_t(ctl >> 3) : 0, offset);
   return SFU_OK;
 }
 
