@@ -95,16 +95,16 @@ sfu_error find_validated(const sfu_table &t, uint64_t pc, sfu_row &row) {
   Fde fde;
   (void)read_fde(t, uint32_t(i), fde);
   const uint32_t key = row_key(t, fde, pc);
-  Fre fre, best;
-  bool found = false;
-  for (uint32_t j = 0, at = fde.fres_at; j < fde.num_fres; j++, at = fre.end) {
+  Fre fre;
+  uint32_t at = fde.fres_at, best = 0;  // no row starts at section offset 0: the header is there
+  for (uint32_t j = 0; j < fde.num_fres; j++, at = fre.end) {
     (void)read_fre(t, fde, at, fre);
     if (fre.start > key) break;
-    best = fre;
-    found = true;
+    best = at;
   }
-  if (!found) return SFU_E_NO_ROW;
-  return decode_fre(t, fde, best, row);
+  if (!best) return SFU_E_NO_ROW;
+  (void)read_fre(t, fde, best, fre);
+  return decode_fre(t, fde, fre, row);
 }
 #endif
 
