@@ -6,16 +6,16 @@
 namespace sfu::sframe {
 namespace {
 
-bool version_enabled(uint8_t v) {
+bool version_enabled(uint32_t v) {
   return (v == kVersion1 && config::kVersion1) || (v == kVersion2 && config::kVersion2) ||
          (v == kVersion3 && config::kVersion3);
 }
 
-uint8_t defined_flags(uint8_t v) {
+uint32_t defined_flags(uint32_t v) {
   return is_v1(v) ? kFlagsV1 : v == kVersion2 ? kFlagsV2 : kFlagsV3;
 }
 
-bool abi_known(uint8_t abi, uint8_t version) {
+bool abi_known(uint32_t abi, uint32_t version) {
   if (abi == SFU_ABI_S390X_BE) return !is_v1(version);  // s390x arrived with V2
   return abi >= SFU_ABI_AARCH64_BE && abi <= SFU_ABI_AMD64_LE;
 }
@@ -24,15 +24,12 @@ sfu_error parse_header(sfu_table &t, const sfu_table_desc &d) {
   const uint8_t *p = static_cast<const uint8_t *>(d.section);
   if (d.size < kHeaderSize) return SFU_E_TRUNCATED_HEADER;
   // The magic tells the byte order: 0xdee2 stored little-endian reads e2 de.
-  bool big;
-  if (p[0] == (kMagic & 0xff) && p[1] == (kMagic >> 8))
-    big = false;
-  else if (p[0] == (kMagic >> 8) && p[1] == (kMagic & 0xff))
-    big = true;
-  else
-    return SFU_E_BAD_MAGIC;
+  const uint32_t magic = uint32_t(load_field<2>(p, true));
+  if (magic != kMagic && magic != __builtin_bswap16(kMagic)) return SFU_E_BAD_MAGIC;
+  const bool big = magic == kMagic;
 
-  uint8_t version = p[hdr::kVersion], flags = p[hdr::kFlags], abi = p[hdr::kAbi];
+  // Read as words: byte-sized locals cost extensions at each comparison.
+  const uint32_t version = p[hdr::kVersion], flags = p[hdr::kFlags], abi = p[hdr::kAbi];
   if (version < kVersion1 || version > kVersion3) return SFU_E_BAD_VERSION;
   if (!version_enabled(version)) return SFU_E_VERSION_DISABLED;
   if (flags & ~defined_flags(version)) return SFU_E_UNKNOWN_FLAGS;
@@ -94,9 +91,10 @@ sfu_error parse_header(sfu_table &t, const sfu_table_desc &d) {
 }
 
 sfu_error check_fde(const sfu_table &t, const Fde &f) {
-  uint8_t reserved = t.version == kVersion3 ? kFdeInfoReservedV3 : kFdeInfoReservedV12;
-  if ((f.info & reserved) || (f.info2 & kFdeInfo2Reserved)) return SFU_E_BAD_FDE_INFO;
-  if (fde_pauth_key_b(f.info) && !abi_aarch64(t.abi)) return SFU_E_BAD_FDE_INFO;
+  // The reserved bits, and the B-key bit outside AArch64.
+  const uint32_t refused = (t.version == kVersion3 ? kFdeInfoReservedV3 : kFdeInfoReservedV12) |
+                           (abi_aarch64(t.abi) ? 0 : make_fde_info(0, false, true, false));
+  if ((f.info & refused) || (f.info2 & kFdeInfo2Reserved)) return SFU_E_BAD_FDE_INFO;
   if (f.fre_type() > kFreTypeAddr4) return SFU_E_BAD_FRE_TYPE;
   if (fde_type(f.info2) > kFdeTypeFlex) return SFU_E_BAD_FDE_TYPE;
   if (f.pcmask() && !is_v1(t.version) && f.rep_size == 0) return SFU_E_PCMASK_ZERO_REP;
