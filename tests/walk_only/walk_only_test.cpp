@@ -82,15 +82,21 @@ TEST(WalkOnly, TheStopLinePrintsTheStopCode) {
       << out;
 }
 
-TEST(WalkOnly, RegistrationIgnoresIndexMemory) {
-  std::vector<uint8_t> sec = build_section(one_function());
+// A module of one_function's table in sec, named name, with nothing else.
+sfu_module_desc one_function_module(const std::vector<uint8_t> &sec, const char *name) {
   sfu_module_desc d{};
   d.table.section = sec.data();
   d.table.size = sec.size();
   d.table.section_addr = one_function().section_addr;
   d.table.text_start = kText;
   d.table.text_end = kText + 0x100;
-  d.name = "indexed";
+  d.name = name;
+  return d;
+}
+
+TEST(WalkOnly, RegistrationIgnoresIndexMemory) {
+  std::vector<uint8_t> sec = build_section(one_function());
+  sfu_module_desc d = one_function_module(sec, "indexed");
   alignas(64) static uint8_t index[SFU_INDEX_BYTES(0x100)];
   d.index = index;
   d.index_size = 1;  // too small: the default build refuses it (bad-index-memory); unused here
@@ -110,13 +116,7 @@ TEST(WalkOnly, ModuleLineWithoutBuildId) {
   std::vector<uint8_t> sec = build_section(one_function());
   // namesz 4, descsz 4, type 3 (NT_GNU_BUILD_ID), "GNU\0", the id: a note the default build reads.
   const uint8_t note[] = {4, 0, 0, 0, 4, 0, 0, 0, 3, 0, 0, 0, 'G', 'N', 'U', 0, 0xde, 0xad, 0xbe, 0xef};
-  sfu_module_desc d{};
-  d.table.section = sec.data();
-  d.table.size = sec.size();
-  d.table.section_addr = one_function().section_addr;
-  d.table.text_start = kText;
-  d.table.text_end = kText + 0x100;
-  d.name = "noted";
+  sfu_module_desc d = one_function_module(sec, "noted");
   d.build_id_note = note;
   d.build_id_note_size = sizeof(note);
   sfu_module m{};
