@@ -65,7 +65,7 @@ struct Walk {
 
 // What a step found: the caller's CFA, return address and (if known) frame pointer.
 struct Caller {
-  uint64_t cfa = 0, ra = 0, fp = 0;
+  uint64_t cfa, ra, fp = 0;  // cfa and ra: set by every step that finds a caller
   bool fp_known = false;
   uint8_t source = SFU_SOURCE_TABLE;  // SFU_SOURCE_SIGNAL_FRAME: interrupted, not calling
 };
@@ -343,7 +343,7 @@ template <class Arch>
     if (const sfu_trap_entry *t = trap_for(*c.config, lookup)) return from_trap<Arch>(c, *t->layout);
   const sfu_module *m = c.module;  // found for this lookup PC when the frame was entered
   Caller caller;
-  int stack = -1;
+  int stack;  // set with the CFA
   sfu_row row;
   sfu_error e = SFU_OK;
   if (!m) {
