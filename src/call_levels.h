@@ -27,7 +27,7 @@
 #ifdef CONFIG_SFU_OPTIMIZE_SIZE
 #define SFU_SIZE_INLINE inline
 #else
-#define SFU_SIZE_INLINE [[gnu::noinline]] inline
+#define SFU_SIZE_INLINE [[gnu::noinline, gnu::noclone]] inline
 #endif
 
 #if defined(__s390x__)
