@@ -91,8 +91,11 @@ void frame_line(const sfu_sink *sink, const sfu_frame *f, uint64_t index) {
 void stop_line(const sfu_sink *sink, sfu_stop stop, bool reliable) {
   // Without the names, sfu_stop_name's code from the number (a walk's stop is always in the list).
   const uint64_t values[] = {sfu::config::kNames ? sfu::print::value_of(sfu_stop_name(stop)) : uint64_t(stop),
-                             sfu::print::value_of(reliable ? " (reliable)\n" : " (unreliable)\n")};
-  sfu::print::print_line(sink, sfu::config::kNames ? "stop: " SFU_L_STR SFU_L_STR : "stop: S" SFU_L_DEC SFU_L_STR, values);
+                             sfu::print::value_of(reliable ? "" : "un")};
+  sfu::print::print_line(sink,
+                         sfu::config::kNames ? "stop: " SFU_L_STR " (" SFU_L_STR "reliable)\n"
+                                             : "stop: S" SFU_L_DEC " (" SFU_L_STR "reliable)\n",
+                         values);
 }
 
 // The modules whose line this trace has printed: the last kModulesKept, which is every module of
