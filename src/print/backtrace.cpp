@@ -47,13 +47,24 @@ void print_symbol(const sfu_sink *sink, const sfu_module *m, const sfu_symbol &s
   sfu_print_hex(sink, sym.size, 0);
 }
 
-// A frame's line up to its module (the fields print_line prints from an array), and the newline
-// too where no symbol can follow. Where names are printed, a call of its own: the array is off
-// the stack before a symbol is decoded, the deepest printing there is.
-#ifdef CONFIG_SFU_SYMBOLS
-[[gnu::noinline]]
+// Where a frame's line is built. Where names are printed, frame_fields is a call of its own: its
+// array is off the stack before a symbol is decoded, the deepest printing there is. Built for size
+// without them, both fold into the backtrace's loop: the calls' code saved, the array on the stack
+// under the walk (as stop_line's is there).
+#if defined(CONFIG_SFU_SYMBOLS)
+#define SFU_FRAME_FIELDS_FN [[gnu::noinline]]
+#define SFU_FRAME_LINE_FN
+#elif defined(CONFIG_SFU_OPTIMIZE_SIZE)
+#define SFU_FRAME_FIELDS_FN [[gnu::always_inline]] inline
+#define SFU_FRAME_LINE_FN [[gnu::always_inline]] inline
+#else
+#define SFU_FRAME_FIELDS_FN
+#define SFU_FRAME_LINE_FN
 #endif
-void frame_fields(const sfu_sink *sink, const sfu_frame *f, uint64_t index) {
+
+// A frame's line up to its module (the fields print_line prints from an array), and the newline
+// too where no symbol can follow.
+SFU_FRAME_FIELDS_FN void frame_fields(const sfu_sink *sink, const sfu_frame *f, uint64_t index) {
   using namespace sfu::print;
   // The index left-aligned in 3 columns (wider ones push the line right), then the fields.
   const uint64_t values[] = {index,
@@ -71,7 +82,7 @@ void frame_fields(const sfu_sink *sink, const sfu_frame *f, uint64_t index) {
 #undef SFU_FRAME_LINE
 }
 
-void frame_line(const sfu_sink *sink, const sfu_frame *f, uint64_t index) {
+SFU_FRAME_LINE_FN void frame_line(const sfu_sink *sink, const sfu_frame *f, uint64_t index) {
   frame_fields(sink, f, index);
   if constexpr (sfu::config::kSymbols) {
     sfu_symbol sym;
