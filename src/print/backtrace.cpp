@@ -159,7 +159,7 @@ extern "C" size_t sfu_print_backtrace(const struct sfu_sink *sink, const struct 
     reliable = reliable && frame.reliable;
     frames++;
   }
-  sfu_stop stop = sfu_walk_stop(&cursor);
+  const sfu_stop stop = sfu_stop(cursor.stop);  // sfu_walk_stop(&cursor), without a call: the cursor is here
   reliable = reliable && frames > 0 && stop == SFU_STOP_END;
   stop_line(sink, stop, reliable);
   return frames;
