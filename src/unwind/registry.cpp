@@ -94,8 +94,9 @@ sfu_error register_module(sfu_module *module, const sfu_table_desc *table, const
   if (!module || !table) return SFU_E_NULL_ARGUMENT;
   if (table->text_end <= table->text_start) return SFU_E_NO_TEXT_RANGE;
   // A module already published must not be rewritten under the walks reading it.
+  // (The slot read as is: a module is never the claimed tag.)
   for (unsigned i = 0; i < kSlots; i++)
-    if (load(i) == module) return SFU_E_TEXT_OVERLAP;
+    if (__atomic_load_n(&g_slots[i], __ATOMIC_ACQUIRE) == module) return SFU_E_TEXT_OVERLAP;
   if (sfu_error e = sfu_table_init(&module->table, table)) return e;
   // Without CONFIG_SFU_BLOCK_INDEX the memory is ignored and the builder is not linked.
   if (sfu::config::kBlockIndex && extras && extras->index)
