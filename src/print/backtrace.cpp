@@ -150,17 +150,15 @@ extern "C" size_t sfu_print_backtrace(const struct sfu_sink *sink, const struct 
   sfu_walk_start(&cursor, regs, config);
   sfu_frame frame;
   size_t frames = 0;
-  bool reliable = true;
   ModulesPrinted modules;
   // Bounded by the walk's frame cap.
   while (sfu_walk_next(&cursor, &frame)) {
     modules.print(sink, frame.module);
     frame_line(sink, &frame, frames);
-    reliable = reliable && frame.reliable;
     frames++;
   }
   const sfu_stop stop = sfu_stop(cursor.stop);  // sfu_walk_stop(&cursor), without a call: the cursor is here
-  reliable = reliable && frames > 0 && stop == SFU_STOP_END;
-  stop_line(sink, stop, reliable);
+  // A frame is reliable only if every frame before it is (sfu_frame): the last one speaks for all.
+  stop_line(sink, stop, frames > 0 && frame.reliable && stop == SFU_STOP_END);
   return frames;
 }
