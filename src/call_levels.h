@@ -22,6 +22,14 @@
 #define SFU_SIZE_SHARED inline
 #endif
 
+// A helper whose frame should stay off its callers' stack (a call of its own), folded into its
+// callers where the core is built for size: there the call costs more than the code it shares.
+#ifdef CONFIG_SFU_OPTIMIZE_SIZE
+#define SFU_SIZE_INLINE inline
+#else
+#define SFU_SIZE_INLINE [[gnu::noinline, gnu::noclone]] inline
+#endif
+
 #if defined(__s390x__)
 // A helper that should be a call level of its own, so that it can be a frameless leaf and its
 // caller spills nothing across it. Not where the core is built for size: there -Oz keeps the

@@ -47,13 +47,24 @@ void print_symbol(const sfu_sink *sink, const sfu_module *m, const sfu_symbol &s
   sfu_print_hex(sink, sym.size, 0);
 }
 
-// A frame's line up to its module (the fields print_line prints from an array), and the newline
-// too where no symbol can follow. Where names are printed, a call of its own: the array is off
-// the stack before a symbol is decoded, the deepest printing there is.
-#ifdef CONFIG_SFU_SYMBOLS
-[[gnu::noinline]]
+// Where a frame's line is built. Where names are printed, frame_fields is a call of its own: its
+// array is off the stack before a symbol is decoded, the deepest printing there is. Built for size
+// without them, both fold into the backtrace's loop: the calls' code saved, the array on the stack
+// under the walk (as stop_line's is there).
+#if defined(CONFIG_SFU_SYMBOLS)
+#define SFU_FRAME_FIELDS_FN [[gnu::noinline]]
+#define SFU_FRAME_LINE_FN
+#elif defined(CONFIG_SFU_OPTIMIZE_SIZE)
+#define SFU_FRAME_FIELDS_FN [[gnu::always_inline]] inline
+#define SFU_FRAME_LINE_FN [[gnu::always_inline]] inline
+#else
+#define SFU_FRAME_FIELDS_FN
+#define SFU_FRAME_LINE_FN
 #endif
-void frame_fields(const sfu_sink *sink, const sfu_frame *f, uint64_t index) {
+
+// A frame's line up to its module (the fields print_line prints from an array), and the newline
+// too where no symbol can follow.
+SFU_FRAME_FIELDS_FN void frame_fields(const sfu_sink *sink, const sfu_frame *f, uint64_t index) {
   using namespace sfu::print;
   // The index left-aligned in 3 columns (wider ones push the line right), then the fields.
   const uint64_t values[] = {index,
@@ -71,7 +82,7 @@ void frame_fields(const sfu_sink *sink, const sfu_frame *f, uint64_t index) {
 #undef SFU_FRAME_LINE
 }
 
-void frame_line(const sfu_sink *sink, const sfu_frame *f, uint64_t index) {
+SFU_FRAME_LINE_FN void frame_line(const sfu_sink *sink, const sfu_frame *f, uint64_t index) {
   frame_fields(sink, f, index);
   if constexpr (sfu::config::kSymbols) {
     sfu_symbol sym;
@@ -91,8 +102,11 @@ void frame_line(const sfu_sink *sink, const sfu_frame *f, uint64_t index) {
 void stop_line(const sfu_sink *sink, sfu_stop stop, bool reliable) {
   // Without the names, sfu_stop_name's code from the number (a walk's stop is always in the list).
   const uint64_t values[] = {sfu::config::kNames ? sfu::print::value_of(sfu_stop_name(stop)) : uint64_t(stop),
-                             sfu::print::value_of(reliable ? " (reliable)\n" : " (unreliable)\n")};
-  sfu::print::print_line(sink, sfu::config::kNames ? "stop: " SFU_L_STR SFU_L_STR : "stop: S" SFU_L_DEC SFU_L_STR, values);
+                             sfu::print::value_of(reliable ? "" : "un")};
+  sfu::print::print_line(sink,
+                         sfu::config::kNames ? "stop: " SFU_L_STR " (" SFU_L_STR "reliable)\n"
+                                             : "stop: S" SFU_L_DEC " (" SFU_L_STR "reliable)\n",
+                         values);
 }
 
 // The modules whose line this trace has printed: the last kModulesKept, which is every module of
@@ -136,17 +150,15 @@ extern "C" size_t sfu_print_backtrace(const struct sfu_sink *sink, const struct 
   sfu_walk_start(&cursor, regs, config);
   sfu_frame frame;
   size_t frames = 0;
-  bool reliable = true;
   ModulesPrinted modules;
   // Bounded by the walk's frame cap.
   while (sfu_walk_next(&cursor, &frame)) {
     modules.print(sink, frame.module);
     frame_line(sink, &frame, frames);
-    reliable = reliable && frame.reliable;
     frames++;
   }
-  sfu_stop stop = sfu_walk_stop(&cursor);
-  reliable = reliable && frames > 0 && stop == SFU_STOP_END;
-  stop_line(sink, stop, reliable);
+  const sfu_stop stop = sfu_stop(cursor.stop);  // sfu_walk_stop(&cursor), without a call: the cursor is here
+  // A frame is reliable only if every frame before it is (sfu_frame): the last one speaks for all.
+  stop_line(sink, stop, frames > 0 && frame.reliable && stop == SFU_STOP_END);
   return frames;
 }

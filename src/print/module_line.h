@@ -4,15 +4,11 @@
 // ran and which build it was.
 #pragma once
 
+#include "call_levels.h"
+#include "config.h"
 #include "sfu/print.h"
 
 namespace sfu::print {
-
-// "module N NAME 0xSTART-0xEND build-id HEX\n", or "... no build-id\n" without one. The name is
-// printed up to name_max bytes (at least 9), "(unnamed)" when empty or NULL, anything but printable ASCII as
-// '?' (so a name can neither end the line early nor send control codes to the console).
-void module_line(const sfu_sink *sink, uint64_t index, const char *name, uint32_t name_max, uint64_t text_start,
-                 uint64_t text_end, const uint8_t *build_id, uint32_t build_id_size);
 
 // Text as above: printable ASCII as it is, anything else '?', at most max bytes. Every name a
 // backtrace or a crash record prints goes through it (or through Cleaning): a module's name, a
@@ -60,5 +56,21 @@ struct Cleaning {
   const sfu_sink *out;
   sfu_sink sink;
 };
+
+// "module N NAME 0xSTART-0xEND build-id HEX\n", or "... no build-id\n" without one. The name is
+// printed up to name_max bytes (at least 9), "(unnamed)" when empty or NULL, anything but printable ASCII as
+// '?' (so a name can neither end the line early nor send control codes to the console).
+// Built for size, inline: a call would pass 8 arguments (2 on the stack on s390x) only to put them
+// in an array; otherwise a call, its array off the caller's stack (a backtrace's walk runs below it).
+SFU_SIZE_INLINE void module_line(const sfu_sink *sink, uint64_t index, const char *name, uint32_t name_max,
+                        uint64_t text_start, uint64_t text_end, const uint8_t *build_id, uint32_t build_id_size) {
+  const uint64_t values[] = {index, value_of(name), name_max, text_start, text_end, value_of(build_id), build_id_size};
+  // Without CONFIG_SFU_BUILD_ID no module has one (registration reads no note, a record keeps none).
+  print_line(sink,
+             config::kBuildId && build_id && build_id_size
+                 ? "module " SFU_L_DEC " " SFU_L_NAME " " SFU_L_HEX16 "-" SFU_L_HEX16 " build-id " SFU_L_HEX_BYTES "\n"
+                 : "module " SFU_L_DEC " " SFU_L_NAME " " SFU_L_HEX16 "-" SFU_L_HEX16 " no build-id\n",
+             values);
+}
 
 }  // namespace sfu::print

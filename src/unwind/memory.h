@@ -53,8 +53,22 @@ inline uint64_t load_stack_word(uint64_t addr, bool big_endian) {
 // Reads the word at addr in the byte order of the walk's ABI (host builds walk other
 // architectures' stacks; a target build walks its own, so the order is native), through the
 // kernel's no-fault hook if it has one. hint: as for in_stacks. SFU_STOP_READ_REFUSED: refused,
-// out undefined: the stop a step returns as it is, with no test of its own.
-sfu_stop read_stack_word(const sfu_walk_config &c, uint64_t addr, bool big_endian, uint64_t &out, int hint);
+// out undefined: the stop a step returns as it is, with no test of its own. Built for size,
+// folded into its one caller there (a step's reads), which otherwise passes its 5 arguments on.
+SFU_SIZE_INLINE sfu_stop read_stack_word(const sfu_walk_config &c, uint64_t addr, bool big_endian, uint64_t &out,
+                                         int hint) {
+  // A target build walks its own ABI's stacks, in the CPU's byte order.
+  if (SFU_BUILD_ABI != 0) big_endian = sframe::kNativeBigEndian;
+  if (!readable(c, addr, hint)) return SFU_STOP_READ_REFUSED;
+  if (sfu_hook_read_nofault) {
+    // Copied into out itself, then put in order: no buffer, so no frame beyond the save area.
+    if (sfu_hook_read_nofault(&out, addr, 8) != 0) return SFU_STOP_READ_REFUSED;
+    out = sframe::load_field<8>(reinterpret_cast<const uint8_t *>(&out), big_endian);
+    return SFU_STOP_NONE;
+  }
+  out = load_stack_word(addr, big_endian);
+  return SFU_STOP_NONE;
+}
 
 // The same as yes or no. False: refused, out undefined.
 inline bool read_word(const sfu_walk_config &c, uint64_t addr, bool big_endian, uint64_t &out, int hint = -1) {

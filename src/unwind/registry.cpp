@@ -65,28 +65,25 @@ int claim(uint64_t start, uint64_t end) {
 // What the module brings besides its table (none for sfu_register): a refusal is recorded,
 // never fatal.
 void attach_extras(sfu_module &m, const sfu_module_desc *d) {
-  sfu_symbols_desc sd{nullptr, 0, 0, m.table.text_start, m.table.text_end};
-  const void *note = nullptr;
-  size_t note_size = 0;
-  if (d) {
-    sd.section = d->symbols;
-    sd.size = d->symbols_size;
-    sd.section_addr = d->symbols_addr;
-    note = d->build_id_note;
-    note_size = d->build_id_note_size;
-  }
   if constexpr (sfu::config::kSymbols) {
+    sfu_symbols_desc sd{nullptr, 0, 0, m.table.text_start, m.table.text_end};
+    if (d) {
+      sd.section = d->symbols;
+      sd.size = d->symbols_size;
+      sd.section_addr = d->symbols_addr;
+    }
     m.symbols_error = sfu_symbols_init(&m.symbols, &sd);
   } else {  // the stub's answer, without linking the stub
     m.symbols.ready = 0;
-    m.symbols_error = !sd.section || sd.size == 0 ? SFU_E_NO_SYMBOLS : SFU_E_SYMBOLS_DISABLED;
+    m.symbols_error = d && d->symbols && d->symbols_size ? SFU_E_SYMBOLS_DISABLED : SFU_E_NO_SYMBOLS;
   }
   if constexpr (sfu::config::kBuildId) {
-    m.build_id_error = sfu_build_id_from_note(note, note_size, m.table.big_endian, &m.build_id, &m.build_id_size);
+    m.build_id_error = sfu_build_id_from_note(d ? d->build_id_note : nullptr, d ? d->build_id_note_size : 0,
+                                              m.table.big_endian, &m.build_id, &m.build_id_size);
   } else {  // the note is not read: its lines say "no build-id"
     m.build_id = nullptr;
     m.build_id_size = 0;
-    m.build_id_error = !note || note_size == 0 ? SFU_E_NO_BUILD_ID : SFU_E_BUILD_ID_DISABLED;
+    m.build_id_error = d && d->build_id_note && d->build_id_note_size ? SFU_E_BUILD_ID_DISABLED : SFU_E_NO_BUILD_ID;
   }
 }
 
@@ -97,8 +94,9 @@ sfu_error register_module(sfu_module *module, const sfu_table_desc *table, const
   if (!module || !table) return SFU_E_NULL_ARGUMENT;
   if (table->text_end <= table->text_start) return SFU_E_NO_TEXT_RANGE;
   // A module already published must not be rewritten under the walks reading it.
+  // (The slot read as is: a module is never the claimed tag.)
   for (unsigned i = 0; i < kSlots; i++)
-    if (load(i) == module) return SFU_E_TEXT_OVERLAP;
+    if (__atomic_load_n(&g_slots[i], __ATOMIC_ACQUIRE) == module) return SFU_E_TEXT_OVERLAP;
   if (sfu_error e = sfu_table_init(&module->table, table)) return e;
   // Without CONFIG_SFU_BLOCK_INDEX the memory is ignored and the builder is not linked.
   if (sfu::config::kBlockIndex && extras && extras->index)

@@ -65,7 +65,7 @@ struct Walk {
 
 // What a step found: the caller's CFA, return address and (if known) frame pointer.
 struct Caller {
-  uint64_t cfa = 0, ra = 0, fp = 0;
+  uint64_t cfa, ra, fp = 0;  // cfa and ra: set by every step that finds a caller
   bool fp_known = false;
   uint8_t source = SFU_SOURCE_TABLE;  // SFU_SOURCE_SIGNAL_FRAME: interrupted, not calling
 };
@@ -76,7 +76,7 @@ struct Caller {
 // registers are not tracked. Inline on s390x unless built for size (call_levels.h): as a call it
 // puts a level, 168 bytes there, between a step and its reads.
 template <class Arch>
-SFU_S390X_INLINE sfu_stop rule_value(const Walk<Arch> &w, const sfu_rule &r, uint64_t cfa, uint64_t &out,
+SFU_S390X_INLINE sfu_stop rule_value(Walk<Arch> w, const sfu_rule &r, uint64_t cfa, uint64_t &out,
                                      bool any_frame = false) {
   uint64_t base = cfa;
   switch (r.kind) {
@@ -101,7 +101,7 @@ SFU_S390X_INLINE sfu_stop rule_value(const Walk<Arch> &w, const sfu_rule &r, uin
 // The return address: "unchanged" means still in the link register, which only the topmost
 // frame may rely on (a lower frame's link register was overwritten by the call it made).
 template <class Arch>
-sfu_stop eval_ra(const Walk<Arch> &w, const sfu_rule &r, uint64_t cfa, uint64_t &ra) {
+sfu_stop eval_ra(Walk<Arch> w, const sfu_rule &r, uint64_t cfa, uint64_t &ra) {
   if (r.kind == SFU_RULE_UNDEFINED) return SFU_STOP_END;
   if (r.kind != SFU_RULE_UNCHANGED) return rule_value(w, r, cfa, ra);
   if (Arch::kLinkRegister < 0) return SFU_STOP_RA_NOT_RECOVERABLE;
@@ -117,7 +117,7 @@ bool fp_slot_dead(bool fp_known, uint64_t sp, uint64_t slot) { return slot < sp 
 // The frame pointer: where it cannot be known the walk goes on without it (a caller further up
 // may not need it); only a refused read stops the walk.
 template <class Arch>
-sfu_stop eval_fp(const Walk<Arch> &w, const sfu_rule &r, uint64_t cfa, Caller &out) {
+sfu_stop eval_fp(Walk<Arch> w, const sfu_rule &r, uint64_t cfa, Caller &out) {
   if (r.kind == SFU_RULE_UNCHANGED ||
       (r.kind == SFU_RULE_AT_CFA && fp_slot_dead(w.c.fp_known, w.c.sp, cfa + uint64_t(int64_t(r.offset))))) {
     out.fp_known = w.c.fp_known;
@@ -160,7 +160,7 @@ template <class Arch>
 }
 
 template <class Arch>
-sfu_stop from_plain_row(const Walk<Arch> &w, const sfu_row &row, Caller &out, int &stack) {
+sfu_stop from_plain_row(Walk<Arch> w, const sfu_row &row, Caller &out, int &stack) {
   const sfu_cursor &c = w.c;
   out.cfa = (row.cfa.reg == Arch::kSp ? c.sp : c.fp) + uint64_t(int64_t(row.cfa.offset));
   if (sfu_stop s = check_cfa<Arch>(c, out.cfa, stack)) return s;
@@ -178,7 +178,7 @@ sfu_stop from_plain_row(const Walk<Arch> &w, const sfu_row &row, Caller &out, in
 }
 
 template <class Arch>
-sfu_stop from_row(const Walk<Arch> &w, const sfu_row &row, Caller &out, int &stack) {
+sfu_stop from_row(Walk<Arch> w, const sfu_row &row, Caller &out, int &stack) {
   // Built for size, the general path takes plain rows too: the same reads, checks and stops.
   if (!config::kForSize && plain_row<Arch>(w.c.fp_known, row)) return from_plain_row(w, row, out, stack);
   if (row.flags & SFU_ROW_OUTERMOST) return SFU_STOP_END;
@@ -206,7 +206,7 @@ inline bool at_stack_top(const sfu_stack &s, uint64_t cfa) { return cfa + kOuter
 // covers keeps no frame record (FP or back chain used for something else, or cleared by entry
 // code with frames above): the walk cannot go on, and says so (no-unwind-info).
 template <class Arch>
-sfu_stop fallback(const Walk<Arch> &w, Caller &out, int &stack) {
+sfu_stop fallback(Walk<Arch> w, Caller &out, int &stack) {
   const bool top = at_stack_top(walk_stack(w.c), w.c.sp - uint64_t(Arch::kSpFromCfa));
   if constexpr (Arch::kFrameRecords) {
     uint64_t fp = w.c.fp;
@@ -343,7 +343,7 @@ template <class Arch>
     if (const sfu_trap_entry *t = trap_for(*c.config, lookup)) return from_trap<Arch>(c, *t->layout);
   const sfu_module *m = c.module;  // found for this lookup PC when the frame was entered
   Caller caller;
-  int stack = -1;
+  int stack;  // set with the CFA
   sfu_row row;
   sfu_error e = SFU_OK;
   if (!m) {
