@@ -1,5 +1,4 @@
 // The formatter helpers module_line.h declares: put_char and the cleaning sink.
-#include "config.h"
 #include "print/module_line.h"
 
 namespace sfu::print {
