@@ -152,7 +152,7 @@ else
 fi
 
 # Module lines without a build-id (a kernel that passes no build-id note, or a core built without
-# CONFIG_SFU_BUILD_ID): the one image no line names goes with the one line left, and only then.
+# CONFIG_SFU_BUILD_ID): the one image no line names goes with the one such line, and only then.
 shift_log "$work/fixed.log" "$work/shifted.log" 0x10000000
 sed 's/ build-id [0-9a-f]*\( *\)$/ no build-id\1/' "$work/shifted.log" >"$work/no-id.log"
 if grep -q ' no build-id' "$work/no-id.log" && [[ $(annotations "$work/no-id.log" --image "$fixed") == "$want" ]]; then
@@ -167,10 +167,16 @@ if [[ $(annotations "$work/two-one-id.log" --image "$fixed" --image "$pie") == "
 else
   bad "symbolize: one image by its build-id, the other by the one line without"
 fi
+# A line with a build-id is another image's, given or not: it leaves the pairing alone.
+if [[ $(annotations "$work/two-one-id.log" --image "$fixed") == "$want" ]]; then
+  ok "symbolize: a line of an image not given leaves the line without a build-id to the one image"
+else
+  bad "symbolize: a line of an image not given leaves the line without a build-id to the one image"
+fi
 sed 's/ build-id [0-9a-f]*\( *\)$/ no build-id\1/' "$log" >"$work/pie-no-id.log"
 cat "$work/no-id.log" "$work/pie-no-id.log" >"$work/two-no-id.log"
 expect "symbolize: two lines and two images without build-ids are not guessed" 1 \
-  "no build-id, and not the one line left for the one image left (give its image as ELF@ADDRESS)" \
+  "no build-id, and not the one such line for the one image left (give its image as ELF@ADDRESS)" \
   -- "$sfu" symbolize --image "$fixed" --image "$pie" "$work/two-no-id.log"
 
 # ---- Breakpad: a minidump of the moved record, walked by minidump_stackwalk; sfu stackwalk -------

@@ -231,7 +231,7 @@ class LogAnnotator {
     for (const Placement &p : placements_)
       if (!has_image(p))
         tried += "; module line " + p.name + " " + hex(p.start) + "-" + hex(p.end) + ": " +
-                 (p.build_id.empty() ? std::string("no build-id, and not the one line left for the one image left (give its image as ELF@ADDRESS)")
+                 (p.build_id.empty() ? std::string("no build-id, and not the one such line for the one image left (give its image as ELF@ADDRESS)")
                                      : "no --image has its build-id " + hex_id(p.build_id));
     fprintf(stderr, "sfu %s: note: %zu of %zu frames were not annotated, their addresses in no image:%s%s\n",
             self.name, missed_frames_, frames_, addrs.c_str(), tried.c_str());
@@ -263,16 +263,15 @@ class LogAnnotator {
   }
 
   // A kernel that passes no build-id note, or a core built without CONFIG_SFU_BUILD_ID, prints
-  // "no build-id": such a line goes with the one image no line names, when it is the one line no
-  // image names and every other image is named by a line, in the log read so far (never a guess
-  // between several; find_load_bias then checks its range against the image).
+  // "no build-id": such a line goes with the one image no line names, when it is the one such line
+  // and every other image is named by a line, in the log read so far (never a guess between
+  // several; find_load_bias then checks its range against the image). A line with a build-id is
+  // another image's, given or not.
   const Placement *line_without_build_id() const {
     const Placement *line = nullptr;
     for (const Placement &p : placements_) {
-      bool named = false;
-      for (const LogImage &img : images_) named = named || (!p.build_id.empty() && img.build_id == p.build_id);
-      if (named) continue;
-      if (line || !p.build_id.empty()) return nullptr;
+      if (!p.build_id.empty()) continue;
+      if (line) return nullptr;
       line = &p;
     }
     return line;
