@@ -31,8 +31,9 @@ struct sfu_module {
    * when build_id_error is not SFU_OK. */
   const uint8_t *build_id;
   uint32_t build_id_size;
-  /* SFU_OK when usable; SFU_E_NO_SYMBOLS / SFU_E_NO_BUILD_ID when none was given; otherwise why
-   * it was refused (the module is registered and walks all the same, without it). */
+  /* SFU_OK when usable; SFU_E_NO_SYMBOLS / SFU_E_NO_BUILD_ID when none was given;
+   * SFU_E_SYMBOLS_DISABLED / SFU_E_BUILD_ID_DISABLED when the build leaves the reader out;
+   * otherwise why it was refused (the module is registered and walks all the same, without it). */
   enum sfu_error symbols_error;
   enum sfu_error build_id_error;
   struct sfu_symbols symbols; /* names for backtraces, when symbols_error is SFU_OK */
