@@ -78,14 +78,7 @@ void run(Ctx &c) { descend_0(kDepth - 1, &c); }
 void setup() {
   sfu_table_desc desc{};
   if (!table_holding(reinterpret_cast<const void *>(&bench_bottom), desc)) die("no PT_GNU_SFRAME in the program");
-  static std::vector<uint64_t> index;
-  index.assign((sfu_index_size(&desc) + 7) / 8, 0);
-  sfu_module_desc md{};
-  md.table = desc;
-  md.name = "bench_profile";
-  md.index = index.data();
-  md.index_size = index.size() * 8;
-  if (sfu_error e = sfu_register_module(&g_module, &md)) die(sfu_error_name(e));
+  if (sfu_error e = register_indexed(g_module, "bench_profile", desc)) die(sfu_error_name(e));
   if (!this_thread_walk(g_stack, g_cfg, 0)) die("pthread_getattr_np");
   pin_to_current_cpu();
 }

@@ -147,17 +147,9 @@ double quantile(std::vector<double> v, double q) {
 
 void setup() {
   sfu_table_desc desc{};
-  if (!table_holding(reinterpret_cast<const void *>(&bench_bottom), desc))
-    die("no PT_GNU_SFRAME in the program");
+  if (!table_holding(reinterpret_cast<const void *>(&bench_bottom), desc)) die("no PT_GNU_SFRAME in the program");
   // Registered as a kernel registers its image: with memory for the block index.
-  static std::vector<uint64_t> index;  // 8-byte aligned, as the index needs
-  index.assign((sfu_index_size(&desc) + 7) / 8, 0);
-  sfu_module_desc md{};
-  md.table = desc;
-  md.name = "bench_walk";
-  md.index = index.data();
-  md.index_size = index.size() * 8;
-  if (sfu_error e = sfu_register_module(&g_module, &md)) die(sfu_error_name(e));
+  if (sfu_error e = register_indexed(g_module, "bench_walk", desc)) die(sfu_error_name(e));
   g_text_lo = desc.text_start;
   g_text_hi = desc.text_end;
 

@@ -1,4 +1,4 @@
-// What both walk benches ask of the process they run in: its own SFrame table, found as a kernel
+// What the walk benches ask of the process they run in: its own SFrame table, found as a kernel
 // finds its image's, and a walk configuration for the calling thread's stack.
 #pragma once
 
@@ -7,6 +7,7 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "sfu/unwind.h"
 
@@ -42,6 +43,19 @@ inline bool table_holding(const void *pc, sfu_table_desc &desc) {
     return 1;
   };
   return dl_iterate_phdr(on_object, &search) != 0;
+}
+
+// The table registered as a kernel registers its image: with memory for the block index (kept
+// for the process's life).
+inline sfu_error register_indexed(sfu_module &module, const char *name, const sfu_table_desc &desc) {
+  static std::vector<uint64_t> index;  // 8-byte aligned, as the index needs
+  index.assign((sfu_index_size(&desc) + 7) / 8, 0);
+  sfu_module_desc md{};
+  md.table = desc;
+  md.name = name;
+  md.index = index.data();
+  md.index_size = index.size() * 8;
+  return sfu_register_module(&module, &md);
 }
 
 // A walk of at most max_frames over the calling thread's whole stack.
