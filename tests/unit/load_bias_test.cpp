@@ -115,12 +115,27 @@ TEST(LoadBias, OfSeveralPairsTheUnmovedOneThen_stext) {
   img.symbols.push_back(symbol("mid", 0x103000));
   EXPECT_EQ(found(img, 0x100000, 0x103000).bias, 0u);  // the range is one pair's own: not moved
   EXPECT_EQ(found(img, 0x80101000, 0x80104000).bias, 0x80000000u);  // moved: _stext decides
-  // Without _stext, two places fit: refused, both named.
+  // Without _stext, the one pair of labels: _start is a function.
   std::erase_if(img.symbols, [](const ElfSymbol &s) { return s.name == "_stext"; });
   img.symbols.push_back(symbol("text_begin", 0x101000));
+  EXPECT_EQ(found(img, 0x80101000, 0x80104000).how, "[text_begin, _etext) (link address 0x101000) ran at 0x80101000");
+  // Two pairs of labels: refused, both named.
+  img.symbols.push_back(symbol("image_begin", 0x100000));
   EXPECT_EQ(refused(img, 0x80101000, 0x80104000),
-            "its text range 0x80101000-0x80104000 (0x3000 bytes) fits 2 places of the image: [_start, mid) at "
+            "its text range 0x80101000-0x80104000 (0x3000 bytes) fits 2 places of the image: [image_begin, mid) at "
             "0x100000, [text_begin, _etext) at 0x101000");
+}
+
+TEST(LoadBias, APairOfLabelsOverAFunctionAndAnObjectThatFarApart) {
+  // A program's [__executable_start, etext), and by chance a function and a switch table in
+  // .rodata as far apart: the labels are the range it registered.
+  ElfImage img = kernel(0x400000);
+  img.symbols.push_back(symbol("__executable_start", 0x400000));
+  img.symbols.push_back(symbol("etext", 0x404000));
+  img.symbols.push_back(symbol("cold", 0x400400, sfu::tools::kSymFunc));
+  img.symbols.push_back(symbol("CSWTCH.33", 0x404400, sfu::tools::kSymObject));
+  EXPECT_EQ(found(img, 0x55e9bb938000, 0x55e9bb93c000).how,
+            "[__executable_start, _etext/etext) (link address 0x400000) ran at 0x55e9bb938000");
 }
 
 TEST(LoadBias, WithoutAPairTheExecutableSectionsWhole) {

@@ -24,12 +24,19 @@ std::multimap<uint64_t, const ElfSymbol *> symbols_by_value(const ElfImage &imag
   return out;
 }
 
+// Whether a label (a symbol without a type, as a linker script defines) is at v.
+bool label_at(const std::multimap<uint64_t, const ElfSymbol *> &by_value, uint64_t v) {
+  auto [lo, hi] = by_value.equal_range(v);
+  for (auto it = lo; it != hi; ++it)
+    if (it->second->type == kSymNotype) return true;
+  return false;
+}
+
 // "_stext" or "_etext/etext": the labels at v (the linker script's names a kernel registers),
 // else every symbol there.
 std::string names_at(const std::multimap<uint64_t, const ElfSymbol *> &by_value, uint64_t v) {
   auto [lo, hi] = by_value.equal_range(v);
-  bool labels = false;
-  for (auto it = lo; it != hi; ++it) labels = labels || it->second->type == kSymNotype;
+  const bool labels = label_at(by_value, v);
   std::vector<std::string> names;
   for (auto it = lo; it != hi; ++it)
     if (!labels || it->second->type == kSymNotype) names.push_back(it->second->name);
@@ -80,6 +87,13 @@ bool find_load_bias(const ElfImage &image, uint64_t run_start, uint64_t run_end,
       for (auto it = a; it != b; ++it)
         if (it->second->name == "_stext") return found(lo, pair_name(lo));
     }
+    // The one pair of labels (symbols without a type: a linker script's names, as the ranges a
+    // kernel or program registers are), where the others pair a function or an object: the
+    // distance between two of those is a coincidence of the layout.
+    std::vector<uint64_t> labelled;
+    for (uint64_t lo : starts)
+      if (label_at(by_value, lo) && label_at(by_value, lo + size)) labelled.push_back(lo);
+    if (labelled.size() == 1) return found(labelled[0], pair_name(labelled[0]));
     error = "its text range " + hex(run_start) + "-" + hex(run_end) + " (" + hex(size) + " bytes) fits " +
             std::to_string(starts.size()) + " places of the image:";
     for (size_t i = 0; i < starts.size() && i < 4; i++) error += (i ? "," : "") + std::string(" ") + pair_name(starts[i]) + " at " + hex(starts[i]);

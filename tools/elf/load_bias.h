@@ -9,7 +9,9 @@
 //   1. two symbols exactly text_end - text_start apart, the range between them holding executable
 //      code: the pair the kernel registered ([_stext, _etext), [__executable_start, etext), ...).
 //      Of several such starts, the one equal to text_start (the image did not move), else the one
-//      named _stext; any other choice is ambiguous and refused.
+//      named _stext, else the only pair of labels (symbols without a type, as a linker script
+//      defines them; the others pair a function or an object); any other choice is ambiguous and
+//      refused.
 //   2. without such a pair, the span of the executable sections, if it has exactly that length.
 // A user who knows where the image ran says so instead: IMAGE@ADDRESS, ADDRESS the run-time
 // address of the image's first loaded byte (the first PT_LOAD's link address, which is also what
