@@ -113,10 +113,10 @@ void sfu_print_frame(const struct sfu_sink *sink, const struct sfu_frame *frame)
 int sfu_print_symbol(const struct sfu_sink *sink, const struct sfu_module *module, uint64_t lookup_pc,
                      uint64_t pc);
 
-/* Walks from regs (sfu_walk_start/sfu_walk_next on a cursor of its own, on this stack: 192-296
- * bytes of frame with it, 0.5-1.2 KB with the walk's steps, bench/results.md) and prints every
- * frame, then the stop line. Returns the number of frames, which is also what it returns when
- * the sink prints nothing. */
+/* Walks from regs (sfu_walk_start, then the steps sfu_walk_next takes, on a cursor of its own on
+ * this stack: 192-296 bytes of frame with it, 0.5-1.2 KB with the walk's steps, bench/results.md)
+ * and prints every frame, then the stop line. Returns the number of frames, which is also what it
+ * returns when the sink prints nothing. */
 size_t sfu_print_backtrace(const struct sfu_sink *sink, const struct sfu_regs *regs,
                            const struct sfu_walk_config *config);
 

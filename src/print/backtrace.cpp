@@ -4,6 +4,7 @@
 #include "config.h"
 #include "print/module_line.h"
 #include "sfu/print.h"
+#include "unwind/walk.h"
 
 namespace {
 
@@ -148,17 +149,20 @@ extern "C" size_t sfu_print_backtrace(const struct sfu_sink *sink, const struct 
                                       const struct sfu_walk_config *config) {
   sfu_cursor cursor;
   sfu_walk_start(&cursor, regs, config);
-  sfu_frame frame;
   size_t frames = 0;
   ModulesPrinted modules;
-  // Bounded by the walk's frame cap.
-  while (sfu_walk_next(&cursor, &frame)) {
-    modules.print(sink, frame.module);
+  // Bounded by the walk's frame cap. The frame read from the cursor where it is: no copy of
+  // sfu_walk_next's to keep.
+  while (sfu::unwind::next_frame(cursor)) {
+    modules.print(sink, cursor.module);
+    sfu_frame frame;
+    sfu::unwind::frame_of(cursor, frame);
     frame_line(sink, &frame, frames);
     frames++;
   }
   const sfu_stop stop = sfu_stop(cursor.stop);  // sfu_walk_stop(&cursor), without a call: the cursor is here
-  // A frame is reliable only if every frame before it is (sfu_frame): the last one speaks for all.
-  stop_line(sink, stop, frames > 0 && frame.reliable && stop == SFU_STOP_END);
+  // A frame is reliable only if every frame before it is (sfu_frame): the last one speaks for all,
+  // and a stopped walk's cursor still holds it.
+  stop_line(sink, stop, frames > 0 && cursor.reliable && stop == SFU_STOP_END);
   return frames;
 }

@@ -8,6 +8,7 @@
 #include "sfu/unwind.h"
 #include "unwind/memory.h"
 #include "unwind/row_cache.h"
+#include "unwind/walk.h"
 #if SFU_BUILDS_ARM64
 #include "arm64/frame_rules.h"
 #endif
@@ -394,17 +395,6 @@ template <class Arch>
   return SFU_STOP_NONE;
 }
 
-void fill_frame(const sfu_cursor &c, sfu_frame &f) {
-  f.pc = c.pc;
-  f.sp = c.sp;
-  f.cfa = c.prev_cfa;
-  f.module = c.module;
-  f.source = c.last_source;
-  f.reliable = c.reliable;
-  f.stack_kind = uint8_t(c.config->stacks[c.stack_index].kind);
-  f.index = uint8_t(c.frames - 1 < 255 ? c.frames - 1 : 255);  // advance counted it already
-}
-
 // To the next frame (the first: the start registers' own); false once the walk has stopped.
 template <class Arch>
 [[gnu::always_inline]] inline bool advance(sfu_cursor &c) {
@@ -637,9 +627,11 @@ extern "C" void sfu_walk_start(struct sfu_cursor *c, const struct sfu_regs *regs
   if (c->stack_index < 0) c->stop = SFU_STOP_BAD_START;
 }
 
+bool sfu::unwind::next_frame(sfu_cursor &c) { return advance_for_abi(c, nullptr, 1) != 0; }
+
 extern "C" int sfu_walk_next(struct sfu_cursor *c, struct sfu_frame *frame) {
-  if (!c || !frame || advance_for_abi(*c, nullptr, 1) == 0) return 0;
-  fill_frame(*c, *frame);
+  if (!c || !frame || !next_frame(*c)) return 0;
+  frame_of(*c, *frame);
   return 1;
 }
 
