@@ -67,10 +67,11 @@ void print_symbol(const sfu_sink *sink, const sfu_module *m, const sfu_symbol &s
 // too where no symbol can follow.
 SFU_FRAME_FIELDS_FN void frame_fields(const sfu_sink *sink, const sfu_frame *f, uint64_t index) {
   using namespace sfu::print;
-  // The index left-aligned in 3 columns (wider ones push the line right), then the fields.
+  // The index left-aligned in 3 columns (wider ones push the line right), then the reliability
+  // mark in 3 more: one string, the padding the index leaves and the mark.
+  const unsigned skip = index >= 100 ? 2 : index >= 10 ? 1 : 0;  // a space less per digit past one
   const uint64_t values[] = {index,
-                             value_of(&"  "[index >= 100 ? 2 : index >= 10 ? 1 : 0]),
-                             value_of(f->reliable ? "   " : " ? "),
+                             value_of((f->reliable ? "     " : "   ? ") + skip),
                              f->pc,
                              f->sp,
                              value_of(kind_label(f->stack_kind)),
@@ -78,7 +79,7 @@ SFU_FRAME_FIELDS_FN void frame_fields(const sfu_sink *sink, const sfu_frame *f, 
                              value_of(f->module ? f->module->name : "-"),
                              SFU_PRINT_STR_MAX};
 #define SFU_FRAME_LINE \
-  " #" SFU_L_DEC SFU_L_STR SFU_L_STR SFU_L_HEX16 "  sp " SFU_L_HEX16 "  " SFU_L_STR "  " SFU_L_STR "  " SFU_L_NAME
+  " #" SFU_L_DEC SFU_L_STR SFU_L_HEX16 "  sp " SFU_L_HEX16 "  " SFU_L_STR "  " SFU_L_STR "  " SFU_L_NAME
   print_line(sink, sfu::config::kSymbols ? SFU_FRAME_LINE : SFU_FRAME_LINE "\n", values);
 #undef SFU_FRAME_LINE
 }

@@ -64,10 +64,21 @@ struct Cleaning {
 // in an array; otherwise a call, its array off the caller's stack (a backtrace's walk runs below it).
 SFU_SIZE_INLINE void module_line(const sfu_sink *sink, uint64_t index, const char *name, uint32_t name_max,
                         uint64_t text_start, uint64_t text_end, const uint8_t *build_id, uint32_t build_id_size) {
-  const uint64_t values[] = {index, value_of(name), name_max, text_start, text_end, value_of(build_id), build_id_size};
-  // Without CONFIG_SFU_BUILD_ID no module has one (registration reads no note, a record keeps none).
+  // Without CONFIG_SFU_BUILD_ID no module has one (registration reads no note, a record keeps none):
+  // the line without one reads the first five values only, and the last two are not stored.
+  const bool id = config::kBuildId && build_id && build_id_size;
+  uint64_t values[7];
+  values[0] = index;
+  values[1] = value_of(name);
+  values[2] = name_max;
+  values[3] = text_start;
+  values[4] = text_end;
+  if (id) {
+    values[5] = value_of(build_id);
+    values[6] = build_id_size;
+  }
   print_line(sink,
-             config::kBuildId && build_id && build_id_size
+             id
                  ? "module " SFU_L_DEC " " SFU_L_NAME " " SFU_L_HEX16 "-" SFU_L_HEX16 " build-id " SFU_L_HEX_BYTES "\n"
                  : "module " SFU_L_DEC " " SFU_L_NAME " " SFU_L_HEX16 "-" SFU_L_HEX16 " no build-id\n",
              values);
