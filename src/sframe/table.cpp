@@ -182,14 +182,6 @@ extern "C" enum sfu_error sfu_table_validate(struct sfu_table *table) {
 }
 
 extern "C" enum sfu_error sfu_table_init(struct sfu_table *table, const struct sfu_table_desc *desc) {
-  if (sfu_error e = sfu_table_open(table, desc)) return e;
-  if constexpr (!sfu::config::kValidateOnRegister) return SFU_OK;
-  // sfu_table_validate's work without its checks, which an opened table passes: a kernel that
-  // registers links no more than this.
-  if (sfu_error e = validate(*table)) {
-    table->ready = 0;
-    return e;
-  }
-  table->ready = 2;
-  return SFU_OK;
+  if (!table || !desc) return SFU_E_NULL_ARGUMENT;
+  return init_table(*table, *desc);
 }

@@ -80,6 +80,20 @@ sfu_error find_validated(const sfu_table &t, uint64_t pc, sfu_row &row);
 // The full validation sfu_table_init runs: every FDE, every row, counts and lengths.
 sfu_error validate(const sfu_table &t);
 
+// sfu_table_init's work: open, then, where registration validates (CONFIG_SFU_VALIDATE_ON_REGISTER),
+// sfu_table_validate's work without its checks, which an opened table passes; a table validation
+// refuses is closed again. Inline, so that registration folds it in: no call through sfu_table_init.
+inline sfu_error init_table(sfu_table &t, const sfu_table_desc &d) {
+  if (sfu_error e = sfu_table_open(&t, &d)) return e;
+  if constexpr (!config::kValidateOnRegister) return SFU_OK;
+  if (sfu_error e = validate(t)) {
+    t.ready = 0;
+    return e;
+  }
+  t.ready = 2;
+  return SFU_OK;
+}
+
 // Turns one FRE into the rules the walker applies, checking as it goes that the data words suit
 // the ABI, version and FDE type: one reading of the words for validation and lookups alike (on an
 // error *row is partly written).

@@ -7,6 +7,7 @@
 // read (the rule for freeing a module waits for walks, not for registrations).
 #include "atomic.h"
 #include "config.h"
+#include "sframe/table.h"
 #include "sfu/unwind.h"
 #include "unwind/registry.h"
 #include "unwind/row_cache.h"
@@ -97,7 +98,7 @@ sfu_error register_module(sfu_module *module, const sfu_table_desc *table, const
   // (The slot read as is: a module is never the claimed tag.)
   for (unsigned i = 0; i < kSlots; i++)
     if (__atomic_load_n(&g_slots[i], __ATOMIC_ACQUIRE) == module) return SFU_E_TEXT_OVERLAP;
-  if (sfu_error e = sfu_table_init(&module->table, table)) return e;
+  if (sfu_error e = sfu::sframe::init_table(module->table, *table)) return e;
   // Without CONFIG_SFU_BLOCK_INDEX the memory is ignored and the builder is not linked.
   if (sfu::config::kBlockIndex && extras && extras->index)
     if (sfu_error e = sfu_table_index(&module->table, extras->index, extras->index_size)) return e;
