@@ -272,36 +272,26 @@ SFU_HOT_INLINE void enter_module(sfu_cursor &c, uint64_t lookup) {
 
 // Crossing entry code: the interrupted context's PC, SP and FP, from where the layout says the
 // code saved them; its other registers are read from their slots if a rule of its frame needs
-// one (Walk::reg). A refused read or a failed check stops the walk.
+// one (Walk::reg, once step() has committed the layout). A refused read or a failed check stops
+// the walk. A PC of 0 is given like any other (a call through a NULL pointer: step() walks on).
 template <class Arch>
-sfu_stop from_trap(sfu_cursor &c, const sfu_trap_layout &l) {
-  Walk<Arch> w{c};
+sfu_stop from_trap(Walk<Arch> w, const sfu_trap_layout &l, Caller &out, int &stack) {
+  const sfu_cursor &c = w.c;
   uint64_t sp = c.sp;  // the entry frame's
   if (!((l.saved >> Arch::kSp) & 1)) return SFU_STOP_REGISTER_UNKNOWN;
-  uint64_t pc, new_sp, fp = 0;
-  if (sfu_stop s = w.read(sp + uint64_t(int64_t(l.pc)), pc)) return s;
+  uint64_t new_sp;
+  if (sfu_stop s = w.read(sp + uint64_t(int64_t(l.pc)), out.ra)) return s;
   if (sfu_stop s = w.read(sp + uint64_t(int64_t(l.reg[Arch::kSp])), new_sp)) return s;
-  bool fp_known = (l.saved >> Arch::kFp) & 1;
-  if (fp_known)
-    if (sfu_stop s = w.read(sp + uint64_t(int64_t(l.reg[Arch::kFp])), fp)) return s;
+  if ((l.saved >> Arch::kFp) & 1) {
+    out.fp_known = true;
+    if (sfu_stop s = w.read(sp + uint64_t(int64_t(l.reg[Arch::kFp])), out.fp)) return s;
+  }
   // The interrupted SP must pass the same checks as a caller's; and entry code always pushes
   // something, so on the same stack it lies strictly above the entry frame.
-  int stack;
-  if (sfu_stop s = check_cfa<Arch>(c, new_sp - uint64_t(Arch::kSpFromCfa), stack)) return s;
+  out.cfa = new_sp - uint64_t(Arch::kSpFromCfa);
+  if (sfu_stop s = check_cfa<Arch>(c, out.cfa, stack)) return s;
   if (stack == c.stack_index && new_sp == sp) return SFU_STOP_WRONG_DIRECTION;
-  // A PC of 0 is committed like any other (a call through a NULL pointer: step() walks on).
-  c.trap = &l;
-  c.trap_sp = sp;
-  c.pc = pc;
-  c.sp = new_sp;
-  c.fp = fp;
-  c.fp_known = fp_known;
-  c.prev_cfa = 0;  // a new context: its first CFA is checked against its SP only
-  c.stack_index = stack;
-  c.topmost = 1;   // interrupted anywhere: RA and FP may still be in registers
-  c.exact_pc = 1;
-  enter_module(c, pc);
-  c.last_source = SFU_SOURCE_TRAP_FRAME;
+  out.source = SFU_SOURCE_TRAP_FRAME;
   return SFU_STOP_NONE;
 }
 
@@ -330,21 +320,13 @@ void prefetch_buckets(sfu_cursor &c, const sfu_module &m) {
   c.scanned_to = from;
 }
 
-// From the cursor's frame to its caller's; commits the caller into the cursor on success.
+// The caller of a frame in code (not entry code the config names): by the row that covers its
+// lookup PC, or by the fallback where none does. Stops where the caller found cannot be right.
 template <class Arch>
-[[gnu::noinline]] sfu_stop step(sfu_cursor &c) {
-  Walk<Arch> w{c};
-  uint64_t pc = c.pc;
-  // A return address points after the call: the call itself is at pc - 1.
-  uint64_t lookup = c.exact_pc ? pc : pc - 1;
-  // The layout holds where the entry code has called C, which only a return address into it
-  // vouches for. Stopped inside it (the start registers, an NMI over the entry), its frame may be
-  // half built or already popped: its rows decide, like any code's.
-  if (!c.exact_pc)
-    if (const sfu_trap_entry *t = trap_for(*c.config, lookup)) return from_trap<Arch>(c, *t->layout);
+[[gnu::always_inline]] inline sfu_stop from_code(Walk<Arch> w, uint64_t lookup, Caller &caller, int &stack,
+                                                 bool &guessed) {
+  sfu_cursor &c = w.c;
   const sfu_module *m = c.module;  // found for this lookup PC when the frame was entered
-  Caller caller;
-  int stack;  // set with the CFA
   sfu_row row;
   sfu_error e = SFU_OK;
   if (!m) {
@@ -356,7 +338,7 @@ template <class Arch>
     // SP; arm64: x30; s390x: r14). The frame was shown unreliable (its PC is in no text), and
     // so is everything after it: a jump through NULL, not a call, leaves no return address of
     // its own, and this rule then finds the caller's caller.
-    if (!Arch::at_address_zero(pc) || !c.topmost) return SFU_STOP_END;
+    if (!Arch::at_address_zero(c.pc) || !c.topmost) return SFU_STOP_END;
     row = Arch::kEntryRow;
   } else if (cached_row(*m, lookup, row)) {
     count_hits(1);
@@ -375,22 +357,50 @@ template <class Arch>
   // A V1 repeating block (gas's .plt) does not record its size: rows are matched on the low byte
   // of the offset, as binutils 2.40 reads them, which is right only for 256-byte blocks (.plt
   // entries are 16). The caller found so is shown, not vouched for.
-  bool guessed = e == SFU_OK && (row.flags & SFU_ROW_PCMASK) && m && sframe::is_v1(m->table.version);
+  guessed = e == SFU_OK && (row.flags & SFU_ROW_PCMASK) && m && sframe::is_v1(m->table.version);
   if (caller.ra == 0) return zero_return_address(*c.config, caller, stack);
   // A CFA equal to the last one is only allowed across a stack switch.
   if (stack == c.stack_index && caller.cfa == c.prev_cfa)
-    return caller.ra == pc ? SFU_STOP_REPEATED_FRAME : SFU_STOP_WRONG_DIRECTION;
-  c.prev_cfa = caller.cfa;
+    return caller.ra == c.pc ? SFU_STOP_REPEATED_FRAME : SFU_STOP_WRONG_DIRECTION;
+  return SFU_STOP_NONE;
+}
+
+// From the cursor's frame to its caller's; commits the caller into the cursor on success.
+template <class Arch>
+[[gnu::noinline]] sfu_stop step(sfu_cursor &c) {
+  Walk<Arch> w{c};
+  // A return address points after the call: the call itself is at pc - 1.
+  const uint64_t lookup = c.exact_pc ? c.pc : c.pc - 1;
+  // The layout holds where the entry code has called C, which only a return address into it
+  // vouches for. Stopped inside it (the start registers, an NMI over the entry), its frame may be
+  // half built or already popped: its rows decide, like any code's.
+  const sfu_trap_entry *t = c.exact_pc ? nullptr : trap_for(*c.config, lookup);
+  Caller caller;
+  int stack;  // set with the CFA
+  bool guessed = false;
+  if (t) {
+    if (sfu_stop s = from_trap<Arch>(w, *t->layout, caller, stack)) return s;
+    c.trap = t->layout;
+    c.trap_sp = c.sp;
+  } else if (sfu_stop s = from_code<Arch>(w, lookup, caller, stack, guessed)) {
+    return s;
+  }
+  // One commit for both. The interrupted context behind entry code is a new one: its first CFA
+  // is checked against its SP only, it was stopped anywhere (RA and FP may still be in registers;
+  // its PC, like a signal frame's caller's, is looked up as is), and its layout vouches for it as
+  // rows do. Below the topmost frame only SP and FP are known: callee-saved registers are not
+  // tracked.
+  c.prev_cfa = t ? 0 : caller.cfa;
   c.pc = caller.ra;
   c.sp = caller.cfa + uint64_t(Arch::kSpFromCfa);
   c.fp = caller.fp;
   c.fp_known = caller.fp_known;
   c.stack_index = stack;
-  c.topmost = 0;  // below the topmost frame only SP and FP are known: callee-saved ones are not tracked
-  // An interrupted caller's PC is looked up as is.
-  c.exact_pc = caller.source == SFU_SOURCE_SIGNAL_FRAME;
+  c.topmost = t != nullptr;
+  c.exact_pc = t || caller.source == SFU_SOURCE_SIGNAL_FRAME;
   enter_module(c, c.exact_pc ? caller.ra : caller.ra - 1);
-  if ((caller.source != SFU_SOURCE_TABLE && caller.source != SFU_SOURCE_SIGNAL_FRAME) || guessed) c.reliable = 0;
+  if ((caller.source != SFU_SOURCE_TABLE && caller.source != SFU_SOURCE_SIGNAL_FRAME && !t) || guessed)
+    c.reliable = 0;
   c.last_source = caller.source;
   return SFU_STOP_NONE;
 }
