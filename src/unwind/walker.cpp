@@ -399,7 +399,8 @@ template <class Arch>
   c.topmost = t != nullptr;
   c.exact_pc = t || caller.source == SFU_SOURCE_SIGNAL_FRAME;
   enter_module(c, c.exact_pc ? caller.ra : caller.ra - 1);
-  if ((caller.source != SFU_SOURCE_TABLE && caller.source != SFU_SOURCE_SIGNAL_FRAME && !t) || guessed)
+  // A fallback's caller (a frame record, a back chain) is found, not proven; so is a guessed row's.
+  if (caller.source == SFU_SOURCE_FRAME_POINTER || caller.source == SFU_SOURCE_BACK_CHAIN || guessed)
     c.reliable = 0;
   c.last_source = caller.source;
   return SFU_STOP_NONE;
